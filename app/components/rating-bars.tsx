@@ -1,0 +1,99 @@
+import { criterionLabels, nestedBarPercent, overviewBarPercent, scaleLabels } from "#app/lib/ratings.ts";
+
+type Group<K extends string> = { title: string; criteria: readonly K[] };
+
+/** A horizontal bar drawn as SVG, so its width needs no inline style (the CSP forbids those). */
+function Bar({ percent }: { percent: number }) {
+  return (
+    <svg className="bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true" focusable="false">
+      <rect className="bar-track" x="0" y="0" width="100" height="8" rx="4" />
+      <rect className="bar-fill" x="0" y="0" width={percent.toFixed(1)} height="8" rx="4" />
+    </svg>
+  );
+}
+
+function label(value: number): string {
+  return scaleLabels[Math.max(0, Math.min(4, Math.round(value) - 1))] ?? "";
+}
+
+/** Averaged criteria of a company or manager, in three groups (spec: company overview bars). */
+export function AverageBars<K extends keyof typeof criterionLabels>({
+  groups,
+  averages,
+}: {
+  groups: ReadonlyArray<Group<K>>;
+  averages: Record<K, number | null>;
+}) {
+  return (
+    <div className="bar-groups">
+      {groups.map((group) => (
+        <section key={group.title} className="bar-group" aria-label={group.title}>
+          <h3>{group.title}</h3>
+          <dl>
+            {group.criteria.map((criterion) => {
+              const value = averages[criterion];
+              return (
+                <div key={criterion} className="bar-row">
+                  <dt>{criterionLabels[criterion]}</dt>
+                  <dd>
+                    <Bar percent={value === null ? 0 : overviewBarPercent(value)} />
+                    <span className="bar-value">
+                      {value === null ? "No ratings yet" : `${value.toFixed(1)} of 5 · ${label(value)}`}
+                    </span>
+                  </dd>
+                </div>
+              );
+            })}
+          </dl>
+        </section>
+      ))}
+    </div>
+  );
+}
+
+/** One review's ratings, in three groups, each bar its value out of 5. */
+export function ReviewBars<K extends keyof typeof criterionLabels>({
+  groups,
+  ratings,
+}: {
+  groups: ReadonlyArray<Group<K>>;
+  ratings: Record<K, number>;
+}) {
+  return (
+    <div className="bar-groups compact">
+      {groups.map((group) => (
+        <section key={group.title} className="bar-group" aria-label={group.title}>
+          <h4>{group.title}</h4>
+          <dl>
+            {group.criteria.map((criterion) => (
+              <div key={criterion} className="bar-row">
+                <dt>{criterionLabels[criterion]}</dt>
+                <dd>
+                  <Bar percent={nestedBarPercent(ratings[criterion])} />
+                  <span className="bar-value">
+                    {ratings[criterion]}/5 · {label(ratings[criterion])}
+                  </span>
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      ))}
+    </div>
+  );
+}
+
+/** The 1–5 scale legend: Awful, Ok, Good, Great, Awesome. */
+export function ScaleLegend() {
+  return (
+    <p className="scale-legend">
+      Scale:{" "}
+      {scaleLabels.map((name, index) => (
+        <span key={name}>
+          {index + 1} {name}
+          {index < scaleLabels.length - 1 ? " · " : ""}
+        </span>
+      ))}
+    </p>
+  );
+}

@@ -1,0 +1,31 @@
+import { Link, NavLink } from "react-router";
+import { messages } from "#app/lib/messages.ts";
+import { paths } from "#app/lib/paths.ts";
+
+export function SiteHeader() {
+  return (
+    <header className="site-header">
+      <div className="site-header-inner">
+        <Link to={paths.home()} className="brand">
+          <span className="brand-name">{messages.siteName}</span>
+          <span className="brand-tagline">{messages.tagline}</span>
+        </Link>
+        <nav aria-label="Main">
+          <ul className="nav-list">
+            <li>
+              <NavLink to={paths.search()}>Search</NavLink>
+            </li>
+            <li>
+              <NavLink to={paths.guidelines()}>Guidelines</NavLink>
+            </li>
+            <li>
+              <NavLink to={paths.signIn()} className="button button-small">
+                {messages.signIn}
+              </NavLink>
+            </li>
+          </ul>
+        </nav>
+      </div>
+    </header>
+  );
+}

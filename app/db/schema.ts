@@ -1,0 +1,97 @@
+import type { Generated, Insertable, Selectable } from "kysely";
+import type { CompanyCriterion, CompanyYesNo, ManagerCriterion, ManagerYesNo } from "#app/lib/ratings.ts";
+
+type Sums<K extends string> = { [P in K as `sum_${P}`]: Generated<number> };
+type YesCounts<K extends string> = { [P in K as `${P}_yes`]: Generated<number> };
+
+/**
+ * Companies carry their precomputed aggregates (DESIGN.md section 6): pages never aggregate over reviews.
+ */
+export type CompaniesTable = {
+  id: Generated<number>;
+  name: string;
+  /** Case- and accent-folded name, computed in TypeScript at write time; search matches it. */
+  folded_name: string;
+  /** ISO 3166-1 alpha-2 code. */
+  country: string;
+  state: string;
+  city: string;
+  website: string;
+  glassdoor_url: string;
+  industry: string;
+  /** YYYY-MM-DD, or null when no layoffs were reported. */
+  recent_layoffs: string | null;
+  is_demo: Generated<number>;
+  created_on: string;
+  review_count: Generated<number>;
+  latest_has_oncall: Generated<number>;
+} & Sums<CompanyCriterion> &
+  YesCounts<Exclude<CompanyYesNo, "has_oncall">>;
+
+/** No user id, e-mail, IP or session here, ever (DESIGN.md section 4). */
+export type CompanyReviewsTable = {
+  id: string;
+  company_id: number;
+  review_text: string;
+  /** JSON array of tag names, at most 5. */
+  tags: string;
+  /** YYYY-MM-DD: a day, not an instant, so the row cannot be matched to a session's activity. */
+  created_on: string;
+} & { [K in CompanyCriterion]: number } & { [K in CompanyYesNo]: number };
+
+export type ManagersTable = {
+  id: Generated<number>;
+  first_name: string;
+  last_name: string;
+  /** Folded "first last": search matches first name, last name or both. */
+  folded_name: string;
+  country: string;
+  state: string;
+  city: string;
+  title: string;
+  department: string | null;
+  linkedin_url: string;
+  is_demo: Generated<number>;
+  created_on: string;
+  review_count: Generated<number>;
+} & Sums<ManagerCriterion> &
+  YesCounts<ManagerYesNo>;
+
+export type ManagerCompaniesTable = {
+  manager_id: number;
+  company_id: number;
+};
+
+export type ManagerReviewsTable = {
+  id: string;
+  manager_id: number;
+  review_text: string;
+  tags: string;
+  created_on: string;
+} & { [K in ManagerCriterion]: number } & { [K in ManagerYesNo]: number };
+
+/**
+ * One-per-user rules without linking the user to the review: the key is HMAC(secret, user id + subject).
+ * No review id, no timestamp.
+ */
+export type ReviewReceiptsTable = {
+  receipt: string;
+};
+
+export type Database = {
+  companies: CompaniesTable;
+  company_reviews: CompanyReviewsTable;
+  managers: ManagersTable;
+  manager_companies: ManagerCompaniesTable;
+  manager_reviews: ManagerReviewsTable;
+  review_receipts: ReviewReceiptsTable;
+};
+
+export type Company = Selectable<CompaniesTable>;
+export type NewCompany = Insertable<CompaniesTable>;
+export type CompanyReview = Selectable<CompanyReviewsTable>;
+export type NewCompanyReview = Insertable<CompanyReviewsTable>;
+export type Manager = Selectable<ManagersTable>;
+export type NewManager = Insertable<ManagersTable>;
+export type ManagerReview = Selectable<ManagerReviewsTable>;
+export type NewManagerReview = Insertable<ManagerReviewsTable>;

@@ -1,0 +1,124 @@
+import type { Kysely } from "kysely";
+import { containsFolded } from "#app/db/dialect.ts";
+import type { Database } from "#app/db/schema.ts";
+import { countryName } from "#app/lib/countries.server.ts";
+import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
+import { fold } from "#app/lib/fold.ts";
+import { type CompanyCriterion, companyCriteria } from "#app/lib/ratings.ts";
+import {
+  type CompanyReviewCard,
+  type Page,
+  averagesFromSums,
+  companyReviewCard,
+  decodeReviewCursor,
+  reviewCursor,
+  reviewsPageSize,
+  scoreFromSums,
+} from "./reviews.server.ts";
+
+export const searchPageSize = 20;
+
+export type CompanySearchResult = { id: number; name: string; city: string; reviewCount: number; isDemo: boolean };
+
+/**
+ * Companies of one country whose folded name contains the folded term, by name (spec section 5), keyset-paginated.
+ */
+export async function searchCompanies(
+  db: Kysely<Database>,
+  query: { country: string; term: string; after?: string | null },
+): Promise<Page<CompanySearchResult>> {
+  const term = fold(query.term);
+  if (!term) return { items: [], next: null };
+  const after = decodeCursor(query.after);
+  let select = db
+    .selectFrom("companies")
+    .select(["id", "name", "city", "review_count", "folded_name", "is_demo"])
+    .where("country", "=", query.country)
+    .where(containsFolded(term))
+    .orderBy("folded_name")
+    .orderBy("id")
+    .limit(searchPageSize + 1);
+  if (after?.length === 2) {
+    const [name, id] = after;
+    select = select.where((eb) => eb(eb.refTuple("folded_name", "id"), ">", eb.tuple(String(name), Number(id))));
+  }
+  const rows = await select.execute();
+  const items = rows.slice(0, searchPageSize);
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => ({
+      id: row.id,
+      name: row.name,
+      city: row.city,
+      reviewCount: row.review_count,
+      isDemo: row.is_demo === 1,
+    })),
+    next: rows.length > searchPageSize && last ? encodeCursor([last.folded_name, last.id]) : null,
+  };
+}
+
+export type CompanyProfile = {
+  id: number;
+  name: string;
+  website: string;
+  glassdoorUrl: string;
+  industry: string;
+  city: string;
+  state: string;
+  country: string;
+  countryName: string;
+  recentLayoffs: string | null;
+  hasOncall: boolean;
+  reviewCount: number;
+  averages: Record<CompanyCriterion, number | null>;
+  score: number;
+  isDemo: boolean;
+};
+
+export async function findCompany(db: Kysely<Database>, id: number): Promise<CompanyProfile | undefined> {
+  const row = await db.selectFrom("companies").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    website: row.website,
+    glassdoorUrl: row.glassdoor_url,
+    industry: row.industry,
+    city: row.city,
+    state: row.state,
+    country: row.country,
+    countryName: countryName(row.country),
+    recentLayoffs: row.recent_layoffs,
+    hasOncall: row.latest_has_oncall === 1,
+    reviewCount: row.review_count,
+    averages: averagesFromSums(row, companyCriteria, row.review_count),
+    score: scoreFromSums(row, companyCriteria, row.review_count),
+    isDemo: row.is_demo === 1,
+  };
+}
+
+/** A company's reviews, newest first, keyset-paginated by (created_on, id). */
+export async function companyReviews(
+  db: Kysely<Database>,
+  companyId: number,
+  before?: string | null,
+): Promise<Page<CompanyReviewCard>> {
+  const position = decodeReviewCursor(before);
+  let select = db
+    .selectFrom("company_reviews")
+    .selectAll()
+    .where("company_id", "=", companyId)
+    .orderBy("created_on", "desc")
+    .orderBy("id", "desc")
+    .limit(reviewsPageSize + 1);
+  if (position) {
+    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position[0], position[1])));
+  }
+  const rows = await select.execute();
+  const items = rows.slice(0, reviewsPageSize);
+  const last = items.at(-1);
+  return {
+    items: items.map(companyReviewCard),
+    next: rows.length > reviewsPageSize && last ? reviewCursor(last) : null,
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Case- and accent-folded text for search (DESIGN.md section 6): "München" and "munchen" fold alike.
+ * Computed in TypeScript at write time and for every search term, so both engines compare plain text.
+ */
+export function fold(text: string): string {
+  return text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/ß/g, "ss")
+    .replace(/æ/g, "ae")
+    .replace(/œ/g, "oe")
+    .replace(/ø/g, "o")
+    .replace(/đ/g, "d")
+    .replace(/ł/g, "l")
+    .replace(/ı/g, "i")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Escapes LIKE wildcards so a term matches literally (used with `escape '\'`). */
+export function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (char) => `\\${char}`);
+}

@@ -1,0 +1,11 @@
+import { randomBytes } from "node:crypto";
+
+/** Review ids are random, not sequential, so their order tells nothing about who posted when. */
+export function newReviewId(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+/** Today as YYYY-MM-DD (UTC): reviews are stored to the day, never to the instant. */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}

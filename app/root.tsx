@@ -1,0 +1,65 @@
+import { isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router";
+import type { Route } from "./+types/root.ts";
+import { GlobalSpinner } from "./components/global-spinner.tsx";
+import { NotFound } from "./components/not-found.tsx";
+import { SiteFooter } from "./components/site-footer.tsx";
+import { SiteHeader } from "./components/site-header.tsx";
+import { messages } from "./lib/messages.ts";
+import { paths } from "./lib/paths.ts";
+import stylesheet from "./styles/app.css?url";
+
+export const links: Route.LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <SiteHeader />
+        <GlobalSpinner />
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+        <SiteFooter />
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  if (isRouteErrorResponse(error) && error.status === 404) {
+    return <NotFound />;
+  }
+  return (
+    <section className="page narrow">
+      <title>{`${messages.unexpectedError} · ${messages.siteName}`}</title>
+      <h1>{messages.unexpectedError}</h1>
+      <p>
+        {isRouteErrorResponse(error)
+          ? `${error.status} ${error.statusText}`
+          : "Something went wrong on our side. Please try again in a moment."}
+      </p>
+      <p>
+        <Link to={paths.home()}>Back to the search</Link>
+      </p>
+    </section>
+  );
+}

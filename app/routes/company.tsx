@@ -1,0 +1,120 @@
+import { data, Link } from "react-router";
+import type { Route } from "./+types/company.ts";
+import { DemoBadge } from "#app/components/demo-badge.tsx";
+import { EmptyState } from "#app/components/empty-state.tsx";
+import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
+import { RatingFace } from "#app/components/rating-face.tsx";
+import { CompanyReview } from "#app/components/review-card.tsx";
+import { database } from "#app/db/database.server.ts";
+import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
+import { formatDay, plural } from "#app/lib/format.ts";
+import { messages } from "#app/lib/messages.ts";
+import { parseId } from "#app/lib/params.ts";
+import { paths } from "#app/lib/paths.ts";
+import { companyCriteriaGroups } from "#app/lib/ratings.ts";
+
+export async function loader({ params, request }: Route.LoaderArgs) {
+  const id = parseId(params.companyId);
+  const { db } = database();
+  const company = id === undefined ? undefined : await findCompany(db, id);
+  if (!company) return data({ company: null, reviews: null }, { status: 404 });
+  const before = new URL(request.url).searchParams.get("before");
+  return { company, reviews: await companyReviews(db, company.id, before) };
+}
+
+export default function CompanyPage({ loaderData }: Route.ComponentProps) {
+  const { company, reviews } = loaderData;
+  if (!company || !reviews) {
+    return (
+      <section className="page narrow">
+        <title>{`${messages.noCompanyFound} · ${messages.siteName}`}</title>
+        <h1>{messages.noCompanyFound}</h1>
+        <p>
+          <Link to={paths.search()}>{messages.searchAgain}</Link>
+        </p>
+      </section>
+    );
+  }
+  const place = [company.city, company.state, company.countryName].filter(Boolean).join(", ");
+  return (
+    <article className="page">
+      <title>{`${company.name} · ${messages.siteName}`}</title>
+      <meta name="description" content={`Anonymous reviews of ${company.name}, ${place}.`} />
+      <header className="profile-head">
+        <div>
+          <h1>
+            <a href={company.website} rel="noopener noreferrer nofollow" target="_blank">
+              {company.name}
+              <span className="visually-hidden"> (website, opens in a new tab)</span>
+            </a>{" "}
+            <DemoBadge show={company.isDemo} />
+          </h1>
+          <p className="muted">
+            {company.industry} · {place}
+          </p>
+        </div>
+        <div className="score">
+          <RatingFace score={company.score} />
+          <p>
+            <strong>{company.score}</strong> of 5 · {plural(company.reviewCount, "review", "reviews")}
+          </p>
+        </div>
+      </header>
+
+      <dl className="facts">
+        <div>
+          <dt>On-call</dt>
+          <dd>{company.hasOncall ? "Yes" : "No"}</dd>
+        </div>
+        <div>
+          <dt>Recent layoffs</dt>
+          <dd>{company.recentLayoffs ? formatDay(company.recentLayoffs) : "None reported"}</dd>
+        </div>
+        <div>
+          <dt>Managers</dt>
+          <dd>
+            <Link to={paths.companyManagers(company.id)}>See the managers of {company.name}</Link>
+          </dd>
+        </div>
+        <div>
+          <dt>Elsewhere</dt>
+          <dd>
+            <a href={company.glassdoorUrl} rel="noopener noreferrer nofollow" target="_blank">
+              Reviews on another site<span className="visually-hidden"> (opens in a new tab)</span>
+            </a>
+          </dd>
+        </div>
+      </dl>
+
+      <section aria-labelledby="ratings-heading">
+        <h2 id="ratings-heading">Ratings</h2>
+        <ScaleLegend />
+        <AverageBars groups={companyCriteriaGroups} averages={company.averages} />
+      </section>
+
+      <section aria-labelledby="reviews-heading" className="reviews">
+        <h2 id="reviews-heading">Reviews</h2>
+        {reviews.items.length === 0 ? (
+          <EmptyState title={messages.noCompanyReviews}>
+            <p>
+              <Link to={paths.signIn(paths.reviewCompany(company.id))}>Sign in</Link> to write the first review.
+            </p>
+          </EmptyState>
+        ) : (
+          <ol className="review-list">
+            {reviews.items.map((review) => (
+              <li key={review.id}>
+                <CompanyReview review={review} />
+              </li>
+            ))}
+          </ol>
+        )}
+        {reviews.next ? (
+          <Link className="more-link" to={paths.company(company.id, reviews.next)}>
+            Older reviews
+          </Link>
+        ) : null}
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,72 @@
+import { data, Link } from "react-router";
+import type { Route } from "./+types/managers.ts";
+import { DemoBadge } from "#app/components/demo-badge.tsx";
+import { EmptyState } from "#app/components/empty-state.tsx";
+import { database } from "#app/db/database.server.ts";
+import { findCompany } from "#app/domain/companies.server.ts";
+import { companyManagers } from "#app/domain/managers.server.ts";
+import { plural } from "#app/lib/format.ts";
+import { messages } from "#app/lib/messages.ts";
+import { parseId } from "#app/lib/params.ts";
+import { paths } from "#app/lib/paths.ts";
+
+export async function loader({ request }: Route.LoaderArgs) {
+  const url = new URL(request.url);
+  const id = parseId(url.searchParams.get("company"));
+  const { db } = database();
+  const company = id === undefined ? undefined : await findCompany(db, id);
+  if (!company) return data({ company: null, managers: null }, { status: 404 });
+  const managers = await companyManagers(db, company.id, url.searchParams.get("after"));
+  return { company: { id: company.id, name: company.name }, managers };
+}
+
+export default function ManagersPage({ loaderData }: Route.ComponentProps) {
+  const { company, managers } = loaderData;
+  if (!company || !managers) {
+    return (
+      <section className="page narrow">
+        <title>{`${messages.noCompanyFound} · ${messages.siteName}`}</title>
+        <h1>{messages.noCompanyFound}</h1>
+        <p>
+          <Link to={paths.search()}>{messages.searchAgain}</Link>
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section className="page">
+      <title>{`Managers at ${company.name} · ${messages.siteName}`}</title>
+      <p className="breadcrumb">
+        <Link to={paths.company(company.id)}>{company.name}</Link>
+      </p>
+      <h1>Managers at {company.name}</h1>
+      {managers.items.length === 0 ? (
+        <EmptyState title={messages.nothingHere}>
+          <p>
+            <Link to={paths.signIn(paths.addManager(company.id))}>Sign in</Link> to add a manager.
+          </p>
+        </EmptyState>
+      ) : (
+        <ul className="card-list">
+          {managers.items.map((manager) => (
+            <li key={manager.id} className="card result-card">
+              <h2 className="card-title">
+                <Link to={paths.manager(manager.id)}>
+                  {manager.firstName} {manager.lastName}
+                </Link>{" "}
+                <DemoBadge show={manager.isDemo} />
+              </h2>
+              <p className="muted">{manager.title}</p>
+              <p className="muted">{plural(manager.reviewCount, "review", "reviews")}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+      {managers.next ? (
+        <Link className="more-link" to={paths.companyManagers(company.id, managers.next)}>
+          More managers
+        </Link>
+      ) : null}
+    </section>
+  );
+}

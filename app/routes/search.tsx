@@ -1,0 +1,265 @@
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { Form, Link, useNavigation, useSubmit } from "react-router";
+import type { Route } from "./+types/search.ts";
+import { DemoBadge } from "#app/components/demo-badge.tsx";
+import { AboutText, SidePanel } from "#app/components/side-panel.tsx";
+import { EmptyState, SignInPrompt } from "#app/components/empty-state.tsx";
+import { database } from "#app/db/database.server.ts";
+import { searchCompanies } from "#app/domain/companies.server.ts";
+import { searchManagers } from "#app/domain/managers.server.ts";
+import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
+import { plural } from "#app/lib/format.ts";
+import { messages } from "#app/lib/messages.ts";
+import { type SearchKind, paths } from "#app/lib/paths.ts";
+
+export function loader({ request }: Route.LoaderArgs) {
+  const url = new URL(request.url);
+  const kind: SearchKind = url.searchParams.get("kind") === "manager" ? "manager" : "company";
+  const countryParam = url.searchParams.get("country")?.toUpperCase() ?? "";
+  const country = isCountryCode(countryParam) ? countryParam : "";
+  const q = (url.searchParams.get("q") ?? "").slice(0, 100);
+  const after = url.searchParams.get("after");
+  return search({ kind, country, q, after }).then((results) => ({
+    kind,
+    country,
+    q,
+    countries: countryList,
+    results,
+  }));
+}
+
+/** Searching runs only once a country is chosen and a term is typed (spec section 2). */
+async function search(query: { kind: SearchKind; country: string; q: string; after: string | null }) {
+  if (!query.country || !query.q.trim()) return null;
+  const { db } = database();
+  if (query.kind === "manager") {
+    return {
+      kind: "manager" as const,
+      page: await searchManagers(db, { country: query.country, term: query.q, after: query.after }),
+    };
+  }
+  return {
+    kind: "company" as const,
+    page: await searchCompanies(db, { country: query.country, term: query.q, after: query.after }),
+  };
+}
+
+export default function SearchPage({ loaderData }: Route.ComponentProps) {
+  const { kind, country, q, countries, results } = loaderData;
+  const submit = useSubmit();
+  const navigation = useNavigation();
+  const formRef = useRef<HTMLFormElement>(null);
+  const hydrated = useHydrated();
+  // The country picked in the form, until the next loaded search brings its own.
+  const [picked, setPicked] = useState({ for: country, value: country });
+  const chosenCountry = picked.for === country ? picked.value : country;
+
+  // Search as you type: wait for a pause, then replace the URL so Back leaves the search rather than each keystroke.
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  function submitSoon(delay: number) {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      if (formRef.current) void submit(formRef.current, { replace: true, preventScrollReset: true });
+    }, delay);
+  }
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const searching = navigation.state === "loading" && navigation.location?.pathname === "/search";
+  const noun = kind === "manager" ? "manager" : "company";
+
+  return (
+    <div className="with-side-panel">
+      <div className="page">
+        <title>{`Search · ${messages.siteName} · ${messages.tagline}`}</title>
+        <meta name="description" content="Read anonymous reviews of managers and companies, by country." />
+        <h1>Find a company or a manager</h1>
+        <Form
+          method="get"
+          action="/search"
+          ref={formRef}
+          className="search-form"
+          role="search"
+          aria-label="Companies and managers"
+        >
+          <fieldset className="toggle">
+            <legend className="visually-hidden">Search for</legend>
+            {(["company", "manager"] as const).map((option) => (
+              <label key={option} className="toggle-option">
+                <input
+                  type="radio"
+                  name="kind"
+                  value={option}
+                  defaultChecked={kind === option}
+                  onChange={() => submitSoon(0)}
+                />
+                <span>{option === "company" ? "Company" : "Manager"}</span>
+              </label>
+            ))}
+          </fieldset>
+          <div className="search-row">
+            <label className="visually-hidden" htmlFor="country">
+              Country
+            </label>
+            <select
+              id="country"
+              name="country"
+              defaultValue={country}
+              key={country}
+              required
+              onChange={(event) => {
+                setPicked({ for: country, value: event.currentTarget.value });
+                submitSoon(0);
+              }}
+            >
+              <option value="" disabled>
+                {messages.countryPlaceholder}
+              </option>
+              {countries.map((option) => (
+                <option key={option.code} value={option.code}>
+                  {option.name}
+                </option>
+              ))}
+            </select>
+            <label className="visually-hidden" htmlFor="q">
+              {kind === "manager" ? "Manager name" : "Company name"}
+            </label>
+            <input
+              id="q"
+              type="search"
+              name="q"
+              defaultValue={q}
+              key={`${kind}-${country}`}
+              placeholder={
+                chosenCountry
+                  ? `Search ${kind === "manager" ? "managers" : "companies"} by name`
+                  : "Choose a country first"
+              }
+              autoComplete="off"
+              maxLength={100}
+              disabled={hydrated && !chosenCountry}
+              onChange={() => submitSoon(250)}
+            />
+            <button type="submit" className="button">
+              Search
+            </button>
+          </div>
+        </Form>
+
+        <div className="search-actions">
+          <Link
+            to={paths.signIn(kind === "manager" ? paths.addManagerAlone() : paths.addCompany())}
+            className="button button-secondary is-disabled"
+            aria-describedby="add-hint"
+          >
+            Add {noun}
+          </Link>
+          <span id="add-hint" className="hint">
+            Sign in to add a {noun}.
+          </span>
+        </div>
+
+        <section aria-labelledby="results-heading" aria-busy={searching} className="results">
+          <h2 id="results-heading" className="visually-hidden">
+            Results
+          </h2>
+          {!country ? <p className="hint">Choose a country to start searching.</p> : null}
+          {results === null ? null : results.kind === "company" ? (
+            <CompanyResults results={results.page} q={q} country={country} />
+          ) : (
+            <ManagerResults results={results.page} q={q} country={country} />
+          )}
+        </section>
+        <AboutText />
+      </div>
+      <SidePanel />
+    </div>
+  );
+}
+
+/** False in the server render and the first client render, true once React runs in the browser. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    () => () => {},
+    () => true,
+    () => false,
+  );
+}
+
+type CompanyPage = Awaited<ReturnType<typeof searchCompanies>>;
+type ManagerPage = Awaited<ReturnType<typeof searchManagers>>;
+
+function CompanyResults({ results, q, country }: { results: CompanyPage; q: string; country: string }) {
+  if (results.items.length === 0) {
+    return (
+      <EmptyState title={messages.noCompanyFound}>
+        <SignInPrompt action="add it" redirectTo={paths.addCompany()} />
+      </EmptyState>
+    );
+  }
+  return (
+    <>
+      <ul className="card-list">
+        {results.items.map((company) => (
+          <li key={company.id} className="card result-card">
+            <h3>
+              {company.name} <DemoBadge show={company.isDemo} />
+            </h3>
+            <p className="muted">
+              {company.city} · {plural(company.reviewCount, "review", "reviews")}
+            </p>
+            <Link to={paths.company(company.id)} className="card-link">
+              View details<span className="visually-hidden"> of {company.name}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+      {results.next ? (
+        <Link className="more-link" to={paths.search({ kind: "company", country, q, after: results.next })}>
+          More companies
+        </Link>
+      ) : null}
+    </>
+  );
+}
+
+function ManagerResults({ results, q, country }: { results: ManagerPage; q: string; country: string }) {
+  if (results.items.length === 0) {
+    return (
+      <EmptyState title={messages.noManagerFound}>
+        <SignInPrompt action="add them" redirectTo={paths.addManagerAlone()} />
+      </EmptyState>
+    );
+  }
+  return (
+    <>
+      <ul className="card-list">
+        {results.items.map((manager) => (
+          <li key={manager.id} className="card result-card">
+            <h3>
+              {manager.firstName} {manager.lastName} <DemoBadge show={manager.isDemo} />
+            </h3>
+            <p className="muted">
+              {manager.title}
+              {manager.companies.length > 0 ? ` at ${manager.companies.map((company) => company.name).join(", ")}` : ""}
+            </p>
+            <p className="muted">
+              {manager.city} · {plural(manager.reviewCount, "review", "reviews")}
+            </p>
+            <Link to={paths.manager(manager.id)} className="card-link">
+              View details
+              <span className="visually-hidden">
+                {" "}
+                of {manager.firstName} {manager.lastName}
+              </span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+      {results.next ? (
+        <Link className="more-link" to={paths.search({ kind: "manager", country, q, after: results.next })}>
+          More managers
+        </Link>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,137 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createRequestHandler } from "@react-router/express";
+import compression from "compression";
+import express from "express";
+import helmet from "helmet";
+import { RouterContextProvider, type ServerBuild } from "react-router";
+import { database, startDatabase, stopDatabase } from "#app/db/database.server.ts";
+import { generateDemoData, isEmpty } from "#app/db/demo-data.server.ts";
+import { env } from "#app/lib/env.server.ts";
+import { logger } from "#app/lib/logger.server.ts";
+import { cspNonceContext } from "#app/lib/request-context.server.ts";
+
+/** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
+async function loadDemoDataIfWanted(): Promise<void> {
+  const { DEMO_DATA } = env();
+  const { db, engine } = database();
+  if (DEMO_DATA === "never" || (DEMO_DATA === "auto" && engine !== "sqlite")) return;
+  if (!(await isEmpty(db))) return;
+  const summary = await generateDemoData(db, { companies: 50 });
+  logger.info(summary, "loaded demo data into the empty database (DEMO_DATA=never turns this off)");
+}
+
+/** Opens the database, applies migrations and loads demo data when the database is new. */
+export async function start(): Promise<void> {
+  await startDatabase();
+  await loadDemoDataIfWanted();
+}
+
+export async function stop(): Promise<void> {
+  await stopDatabase();
+}
+
+type Options = {
+  /** The React Router server build: the virtual module in production, Vite's module loader in development. */
+  build: ServerBuild | (() => Promise<ServerBuild>);
+  production: boolean;
+  /** Vite's client build output, served by us in production (hashed assets cached for a year). */
+  clientDir?: string;
+};
+
+export function createApp({ build, production, clientDir }: Options): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+
+  app.use((_req, res, next) => {
+    res.locals.cspNonce = randomBytes(16).toString("base64");
+    res.locals.requestId = randomUUID();
+    next();
+  });
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          // Every inline script carries the request's nonce; nothing else runs. Vite's dev client needs more.
+          scriptSrc: production
+            ? ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`]
+            : ["'self'", "'unsafe-inline'"],
+          styleSrc: production ? ["'self'"] : ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", "data:"],
+          fontSrc: ["'self'"],
+          connectSrc: production ? ["'self'"] : ["'self'", "ws:"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'self'"],
+          upgradeInsecureRequests: env().HSTS ? [] : null,
+        },
+      },
+      strictTransportSecurity: env().HSTS ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+      referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.use((_req, res, next) => {
+    res.setHeader("Permissions-Policy", "camera=(), microphone=(), geolocation=(), interest-cohort=()");
+    next();
+  });
+  app.use(compression());
+  app.use((req, res, next) => {
+    const started = performance.now();
+    res.on("finish", () => {
+      // Method, path and status only: no IP, no cookie, no body (DESIGN.md section 4).
+      logger.info(
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+        },
+        "request",
+      );
+    });
+    next();
+  });
+  if (clientDir) {
+    app.use("/assets", express.static(`${clientDir}/assets`, { immutable: true, maxAge: "1y", index: false }));
+    app.use(express.static(clientDir, { maxAge: "1h", index: false }));
+  }
+
+  app.get("/healthz", async (_req, res) => {
+    try {
+      await database().db.selectFrom("companies").select("id").limit(1).execute();
+      res.set("Cache-Control", "no-store").json({ status: "ok" });
+    } catch {
+      res.status(503).set("Cache-Control", "no-store").json({ status: "unavailable" });
+    }
+  });
+
+  app.use(
+    createRequestHandler({
+      build,
+      mode: production ? "production" : "development",
+      getLoadContext(_req, res) {
+        const context = new RouterContextProvider();
+        context.set(cspNonceContext, String(res.locals.cspNonce));
+        return context;
+      },
+    }),
+  );
+
+  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    logger.error({ err: error, requestId: res.locals.requestId }, "unhandled error");
+    if (res.headersSent) return;
+    res.status(500).type("text/plain").send(`Something went wrong. Reference: ${res.locals.requestId}`);
+  });
+  return app;
+}
+
+/** The production app, built around the React Router server build that Vite bundles with this file. */
+export async function createProductionApp(): Promise<express.Express> {
+  // A virtual module that React Router's Vite plugin provides at build time.
+  const build = (await import("virtual:react-router/server-build")) as ServerBuild;
+  return createApp({ build, production: true, clientDir: new URL("../client", import.meta.url).pathname });
+}
