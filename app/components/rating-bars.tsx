@@ -62,8 +62,9 @@ export function ReviewBars<K extends keyof typeof criterionLabels>({
   return (
     <div className="bar-groups compact">
       {groups.map((group) => (
-        <section key={group.title} className="bar-group" aria-label={group.title}>
-          <h4>{group.title}</h4>
+        // A plain group, not a named region: ten reviews would repeat the same three landmarks.
+        <div key={group.title} className="bar-group">
+          <h3>{group.title}</h3>
           <dl>
             {group.criteria.map((criterion) => (
               <div key={criterion} className="bar-row">
@@ -77,7 +78,7 @@ export function ReviewBars<K extends keyof typeof criterionLabels>({
               </div>
             ))}
           </dl>
-        </section>
+        </div>
       ))}
     </div>
   );

@@ -1,5 +1,6 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { type Migration, type MigrationResultSet, Migrator } from "kysely/migration";
+import { isPostgres } from "./dialect.ts";
 import * as initial from "./migrations/0001-initial.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
@@ -12,8 +13,22 @@ const migrations: Record<string, Migration> = {
  * processes starting together apply each migration exactly once.
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableSchema: await currentSchema(db),
+  });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;
+}
+
+/**
+ * Kysely, given no schema, takes a kysely_migration table in any schema as its own; pinned to the schema that
+ * search_path selects, one PostgreSQL database can hold several Candor schemas (tests, staging).
+ */
+async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
+  if (!isPostgres(db)) return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
 }

@@ -18,6 +18,18 @@ import {
 
 export const searchPageSize = 20;
 
+/** Keyset position of a list by name: (folded_name, id) of the last row shown; undefined reads as "first page". */
+export function decodeNameCursor(cursor: string | null | undefined): [string, number] | undefined {
+  const key = decodeCursor(cursor);
+  if (key?.length !== 2) return undefined;
+  const [name, id] = key;
+  // PostgreSQL refuses NaN, fractions and numbers past its integer range, which would turn a bad link into a 500.
+  if (typeof name !== "string" || !Number.isInteger(id) || Number(id) < 0 || Number(id) > 2_147_483_647) {
+    return undefined;
+  }
+  return [name, Number(id)];
+}
+
 export type CompanySearchResult = { id: number; name: string; city: string; reviewCount: number; isDemo: boolean };
 
 /**
@@ -29,7 +41,7 @@ export async function searchCompanies(
 ): Promise<Page<CompanySearchResult>> {
   const term = fold(query.term);
   if (!term) return { items: [], next: null };
-  const after = decodeCursor(query.after);
+  const after = decodeNameCursor(query.after);
   let select = db
     .selectFrom("companies")
     .select(["id", "name", "city", "review_count", "folded_name", "is_demo"])
@@ -38,10 +50,7 @@ export async function searchCompanies(
     .orderBy("folded_name")
     .orderBy("id")
     .limit(searchPageSize + 1);
-  if (after?.length === 2) {
-    const [name, id] = after;
-    select = select.where((eb) => eb(eb.refTuple("folded_name", "id"), ">", eb.tuple(String(name), Number(id))));
-  }
+  if (after) select = select.where((eb) => eb(eb.refTuple("folded_name", "id"), ">", eb.tuple(...after)));
   const rows = await select.execute();
   const items = rows.slice(0, searchPageSize);
   const last = items.at(-1);
@@ -103,7 +112,15 @@ export async function companyReviews(
   companyId: number,
   before?: string | null,
 ): Promise<Page<CompanyReviewCard>> {
-  const position = decodeReviewCursor(before);
+  const afterId = decodeReviewCursor(before);
+  const position = afterId
+    ? await db
+        .selectFrom("company_reviews")
+        .select(["created_on", "id"])
+        .where("id", "=", afterId)
+        .where("company_id", "=", companyId)
+        .executeTakeFirst()
+    : undefined;
   let select = db
     .selectFrom("company_reviews")
     .selectAll()
@@ -112,7 +129,7 @@ export async function companyReviews(
     .orderBy("id", "desc")
     .limit(reviewsPageSize + 1);
   if (position) {
-    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position[0], position[1])));
+    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position.created_on, position.id)));
   }
   const rows = await select.execute();
   const items = rows.slice(0, reviewsPageSize);

@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import { containsFolded } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
 import { countryName } from "#app/lib/countries.server.ts";
-import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
+import { encodeCursor } from "#app/lib/cursor.server.ts";
 import { fold } from "#app/lib/fold.ts";
 import { type ManagerCriterion, type ManagerYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
-import { searchPageSize } from "./companies.server.ts";
+import { decodeNameCursor, searchPageSize } from "./companies.server.ts";
 import {
   type ManagerReviewCard,
   type Page,
@@ -92,11 +92,6 @@ async function toCardPage(db: Kysely<Database>, rows: ManagerCardRow[]): Promise
   };
 }
 
-function afterKey(after: string | null | undefined): [string, number] | undefined {
-  const key = decodeCursor(after);
-  return key?.length === 2 ? [String(key[0]), Number(key[1])] : undefined;
-}
-
 /**
  * Managers of one country whose folded "first last" name contains the folded term (decision 0003), by name.
  */
@@ -106,7 +101,7 @@ export async function searchManagers(
 ): Promise<Page<ManagerCard>> {
   const term = fold(query.term);
   if (!term) return { items: [], next: null };
-  const after = afterKey(query.after);
+  const after = decodeNameCursor(query.after);
   let select = db
     .selectFrom("managers")
     .select(cardColumns)
@@ -125,7 +120,7 @@ export async function companyManagers(
   companyId: number,
   after?: string | null,
 ): Promise<Page<ManagerCard>> {
-  const key = afterKey(after);
+  const key = decodeNameCursor(after);
   let select = db
     .selectFrom("manager_companies")
     .innerJoin("managers", "managers.id", "manager_companies.manager_id")
@@ -190,7 +185,15 @@ export async function managerReviews(
   managerId: number,
   before?: string | null,
 ): Promise<Page<ManagerReviewCard>> {
-  const position = decodeReviewCursor(before);
+  const afterId = decodeReviewCursor(before);
+  const position = afterId
+    ? await db
+        .selectFrom("manager_reviews")
+        .select(["created_on", "id"])
+        .where("id", "=", afterId)
+        .where("manager_id", "=", managerId)
+        .executeTakeFirst()
+    : undefined;
   let select = db
     .selectFrom("manager_reviews")
     .selectAll()
@@ -199,7 +202,7 @@ export async function managerReviews(
     .orderBy("id", "desc")
     .limit(reviewsPageSize + 1);
   if (position) {
-    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position[0], position[1])));
+    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position.created_on, position.id)));
   }
   const rows = await select.execute();
   const items = rows.slice(0, reviewsPageSize);

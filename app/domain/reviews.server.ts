@@ -76,15 +76,17 @@ export function managerReviewCard(row: ManagerReview): ManagerReviewCard {
   };
 }
 
-/** Keyset position of a review list: (created_on, id) of the last review shown. */
-export function reviewCursor(row: { created_on: string; id: string }): string {
-  return encodeCursor([row.created_on, row.id]);
+/**
+ * Keyset position of a review list: the id of the last review shown, whose (created_on, id) the next page looks
+ * up. Not the day itself: the cursor sits in a public link, and pages show a review's month only (DESIGN.md 4).
+ */
+export function reviewCursor(row: { id: string }): string {
+  return encodeCursor([row.id]);
 }
 
-export function decodeReviewCursor(cursor: string | null | undefined): [string, string] | undefined {
+export function decodeReviewCursor(cursor: string | null | undefined): string | undefined {
   const key = decodeCursor(cursor);
-  if (key?.length !== 2 || typeof key[0] !== "string" || typeof key[1] !== "string") return undefined;
-  return [key[0], key[1]];
+  return key?.length === 1 && typeof key[0] === "string" ? key[0] : undefined;
 }
 
 /** Averages per criterion from the stored sums; null when there are no reviews yet. */

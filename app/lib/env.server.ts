@@ -21,6 +21,29 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   HSTS: booleanish.default(false),
+  /** The site's public address, used in links sent by e-mail. Defaults to http://localhost:PORT. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** SMTP server for outgoing mail, e.g. smtps://user:pass@mail.example.com. Unset: mail goes to OUTBOX_DIR. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  OUTBOX_DIR: z.string().min(1).default("./data/outbox"),
+  MAIL_FROM: z.string().min(3).default("Candor <no-reply@localhost>"),
+  /**
+   * Signs sessions and keys the anonymity receipts: at least 32 characters. Required on PostgreSQL; with the embedded
+   * database a random one is made once and kept next to it.
+   */
+  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Reverse proxies whose X-Forwarded-For is believed: comma-separated IPs or CIDR ranges. Unset: none. */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    ),
+  /** Where the contact form's messages go. */
+  CONTACT_EMAIL: z.email().default("owner@localhost"),
 });
 
 export type Env = z.infer<typeof envSchema>;

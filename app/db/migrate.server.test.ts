@@ -1,0 +1,207 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { type Kysely, sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { companyCriteria, managerCriteria } from "#app/lib/ratings.ts";
+import { openDatabase } from "./connection.server.ts";
+import { migrateToLatest } from "./migrate.server.ts";
+import type { Database } from "./schema.ts";
+import { type TestDatabase, createTestDatabase, describeEachEngine } from "./test-database.server.ts";
+import { companyReviewRow, countRows, insertCompany, insertManager, managerReviewRow } from "./test-fixtures.server.ts";
+
+const tables = [
+  "companies",
+  "company_reviews",
+  "managers",
+  "manager_companies",
+  "manager_reviews",
+  "review_receipts",
+] as const;
+
+async function appliedMigrations(db: Kysely<any>): Promise<string[]> {
+  const rows = await db.selectFrom("kysely_migration").select("name").orderBy("name").execute();
+  return rows.map((row) => String(row.name));
+}
+
+describeEachEngine(
+  "migrations",
+  (database) => {
+    it("creates every table on an empty database", async () => {
+      const { db } = database();
+      const { results = [] } = await migrateToLatest(db);
+
+      expect(results.length).toBeGreaterThan(0);
+      expect(results.every((result) => result.status === "Success")).toBe(true);
+      expect(await appliedMigrations(db)).toEqual(results.map((result) => result.migrationName).sort());
+      for (const table of tables) expect(await countRows(db, table), table).toBe(0);
+    });
+
+    it("does nothing when run a second time", async () => {
+      const { db } = database();
+      await migrateToLatest(db);
+      const before = await appliedMigrations(db);
+
+      const second = await migrateToLatest(db);
+
+      expect(second.results).toEqual([]);
+      expect(await appliedMigrations(db)).toEqual(before);
+    });
+  },
+  { migrate: false },
+);
+
+describeEachEngine("schema constraints", (database) => {
+  async function companyId(db: Kysely<Database>) {
+    return insertCompany(db, { name: "Constraint Check GmbH" });
+  }
+
+  it("accepts a review with ratings from 1 to 5, five tags and 5000 characters of text", async () => {
+    const { db } = database();
+    const id = await companyId(db);
+    const tags = JSON.stringify(["Fair Pay", "Hybrid", "Stable", "Inclusive", "Mentorship"]);
+
+    await db
+      .insertInto("company_reviews")
+      .values(companyReviewRow(id, { reputation: 1, culture: 5, again: 1, review_text: "x".repeat(5000), tags }))
+      .execute();
+
+    expect(await countRows(db, "company_reviews")).toBe(1);
+  });
+
+  it("refuses a company rating of 0 or 6", async () => {
+    const { db } = database();
+    const id = await companyId(db);
+    for (const value of [0, 6]) {
+      for (const criterion of [companyCriteria[0], companyCriteria.at(-1)!]) {
+        await expect(
+          db
+            .insertInto("company_reviews")
+            .values(companyReviewRow(id, { [criterion]: value }))
+            .execute(),
+        ).rejects.toThrow(/check constraint/i);
+      }
+    }
+  });
+
+  it("refuses a manager rating of 0 or 6", async () => {
+    const { db } = database();
+    const id = await insertManager(db, { first_name: "Ada", last_name: "Check" });
+    for (const value of [0, 6]) {
+      await expect(
+        db
+          .insertInto("manager_reviews")
+          .values(managerReviewRow(id, { [managerCriteria[0]]: value }))
+          .execute(),
+      ).rejects.toThrow(/check constraint/i);
+    }
+  });
+
+  it("refuses a yes/no answer of 2", async () => {
+    const { db } = database();
+    const id = await companyId(db);
+    for (const question of ["again", "recommend", "has_oncall"] as const) {
+      await expect(
+        db
+          .insertInto("company_reviews")
+          .values(companyReviewRow(id, { [question]: 2 }))
+          .execute(),
+      ).rejects.toThrow(/check constraint/i);
+    }
+  });
+
+  it("refuses review text longer than 5000 characters", async () => {
+    const { db } = database();
+    const id = await companyId(db);
+    await expect(
+      db
+        .insertInto("company_reviews")
+        .values(companyReviewRow(id, { review_text: "x".repeat(5001) }))
+        .execute(),
+    ).rejects.toThrow(/check constraint/i);
+  });
+
+  it("refuses a review with six tags", async () => {
+    const { db } = database();
+    const id = await companyId(db);
+    const tags = JSON.stringify(["Fair Pay", "Hybrid", "Stable", "Inclusive", "Mentorship", "Toxic"]);
+    await expect(db.insertInto("company_reviews").values(companyReviewRow(id, { tags })).execute()).rejects.toThrow(
+      /check constraint/i,
+    );
+  });
+
+  it("refuses a review of a company that does not exist", async () => {
+    const { db } = database();
+    await expect(db.insertInto("company_reviews").values(companyReviewRow(424242)).execute()).rejects.toThrow(
+      /foreign key constraint/i,
+    );
+  });
+});
+
+describe("migrations on PostgreSQL", () => {
+  const opened: TestDatabase[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((database) => database.drop()));
+  });
+
+  async function freshSchema(options: { migrate: boolean }): Promise<TestDatabase> {
+    const database = await createTestDatabase("postgres", options);
+    opened.push(database);
+    return database;
+  }
+
+  it("runs every pooled connection in the test's own schema", async () => {
+    const { db, schema } = await freshSchema({ migrate: false });
+    const rows = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const { rows } = await sql<{ schema: string; pid: number }>`
+          select current_schema() as schema, pg_backend_pid() as pid from pg_sleep(0.1)`.execute(db);
+        return rows[0]!;
+      }),
+    );
+
+    expect(new Set(rows.map((row) => row.pid)).size).toBe(4);
+    expect(rows.map((row) => row.schema)).toEqual([schema, schema, schema, schema]);
+  });
+
+  it("migrates a schema while another schema of the same database is already migrated", async () => {
+    const first = await freshSchema({ migrate: true });
+    const second = await freshSchema({ migrate: false });
+
+    const { results = [] } = await migrateToLatest(second.db);
+
+    expect(results.map((result) => result.status)).toEqual(results.map(() => "Success"));
+    expect(await appliedMigrations(second.db)).toEqual(await appliedMigrations(first.db));
+    await expect(second.db.selectFrom("companies").select("id").execute()).resolves.toEqual([]);
+  });
+
+  it("applies each migration exactly once when five pools migrate at once", async () => {
+    const { url, db } = await freshSchema({ migrate: false });
+    const pools = Array.from({ length: 5 }, () => openDatabase(url, { poolSize: 2 }));
+    try {
+      const outcomes = await Promise.all(pools.map((pool) => migrateToLatest(pool.db)));
+      const applied = outcomes.flatMap(({ results = [] }) => results.map((result) => result.migrationName));
+
+      expect(outcomes.every((outcome) => outcome.error === undefined)).toBe(true);
+      expect(applied.sort()).toEqual(await appliedMigrations(db));
+      expect(applied.length).toBeGreaterThan(0);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.close()));
+    }
+  });
+
+  it("applies each migration exactly once when five processes run db:migrate at once", async () => {
+    const { url, db } = await freshSchema({ migrate: false });
+    const script = fileURLToPath(new URL("../../scripts/migrate.ts", import.meta.url));
+    const runs = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        promisify(execFile)(process.execPath, [script], { env: { ...process.env, DATABASE_URL: url } }),
+      ),
+    );
+    const applied = runs.flatMap(({ stdout }) => [...stdout.matchAll(/^Success: (\S+)$/gm)].map((match) => match[1]!));
+
+    expect(applied.length).toBeGreaterThan(0);
+    expect(applied.sort()).toEqual(await appliedMigrations(db));
+    expect(runs.filter(({ stdout }) => stdout.includes("up to date"))).toHaveLength(4);
+  });
+});

@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterEach, beforeEach, describe } from "vitest";
+import { type DatabaseHandle, type Engine, openDatabase } from "./connection.server.ts";
+import { migrateToLatest } from "./migrate.server.ts";
+
+/**
+ * Integration-test databases: the same suite runs on a temporary SQLite file and on a fresh schema of the
+ * PostgreSQL test database. Nothing skips: when PostgreSQL is unreachable, the PostgreSQL variant fails.
+ */
+
+export const testEngines: readonly Engine[] = ["sqlite", "postgres"];
+
+export function testPostgresUrl(): string {
+  return process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+}
+
+export type TestDatabase = DatabaseHandle & {
+  /** The URL that opens this same database again (another pool, another process). */
+  url: string;
+  /** The PostgreSQL schema, or undefined on SQLite. */
+  schema: string | undefined;
+  /** Closes the handle and deletes the file or drops the schema. */
+  drop: () => Promise<void>;
+};
+
+/** `url` with every connection's search_path set to `schema`, through the libpq `options` parameter. */
+function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  const options = [parsed.searchParams.get("options"), `-c search_path=${schema}`].filter(Boolean).join(" ");
+  parsed.searchParams.set("options", options);
+  return parsed.toString();
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testPostgresUrl() });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+async function createPostgresDatabase(): Promise<TestDatabase> {
+  // Lower-case letters, digits and underscores only, so the name needs no quoting.
+  const schema = `test_${process.pid}_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`create schema ${schema}`);
+  const url = withSearchPath(testPostgresUrl(), schema);
+  const handle = openDatabase(url, { poolSize: 4 });
+  return {
+    ...handle,
+    url,
+    schema,
+    drop: async () => {
+      await handle.close();
+      await adminQuery(`drop schema if exists ${schema} cascade`);
+    },
+  };
+}
+
+function createSqliteDatabase(): TestDatabase {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "candor-test-"));
+  const url = path.join(directory, "candor.sqlite");
+  const handle = openDatabase(url);
+  return {
+    ...handle,
+    url,
+    schema: undefined,
+    drop: async () => {
+      await handle.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh database on `engine`, migrated to the latest schema unless `migrate` is false. */
+export async function createTestDatabase(engine: Engine, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const database = engine === "postgres" ? await createPostgresDatabase() : createSqliteDatabase();
+  if (options.migrate === false) return database;
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  return database;
+}
+
+/**
+ * Declares `suite` once per engine, as `title (sqlite)` and `title (postgres)`. Every test starts from its own
+ * fresh database, `database()`. Opening it happens in beforeEach, so when an engine is unreachable each of its
+ * tests fails (a failing beforeAll would only mark them skipped).
+ */
+export function describeEachEngine(
+  title: string,
+  suite: (database: () => TestDatabase, engine: Engine) => void,
+  options: { migrate?: boolean } = {},
+): void {
+  describe.each(testEngines)(`${title} (%s)`, (engine) => {
+    let current: TestDatabase | undefined;
+    beforeEach(async () => {
+      current = await createTestDatabase(engine, options);
+    });
+    afterEach(async () => {
+      await current?.drop();
+      current = undefined;
+    });
+    suite(() => {
+      if (!current) throw new Error(`The ${engine} test database is not open.`);
+      return current;
+    }, engine);
+  });
+}

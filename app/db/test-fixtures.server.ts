@@ -1,0 +1,154 @@
+import type { Kysely } from "kysely";
+import { fold } from "#app/lib/fold.ts";
+import { newReviewId } from "#app/lib/ids.server.ts";
+import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import type { Database, NewCompany, NewCompanyReview, NewManager, NewManagerReview } from "./schema.ts";
+
+/**
+ * Hand-made rows for integration tests. Every review insert recomputes its subject's stored aggregates from all
+ * of its reviews, so the rows are as consistent as those a real submission leaves behind.
+ */
+
+type Db = Kysely<Database>;
+
+export async function insertCompany(db: Db, fields: Partial<NewCompany> & { name: string }): Promise<number> {
+  const row = await db
+    .insertInto("companies")
+    .values({
+      folded_name: fold(fields.name),
+      country: "DE",
+      state: "Bavaria",
+      city: "Munich",
+      website: "https://company.example",
+      glassdoor_url: "https://reviews.example/company",
+      industry: "Software",
+      recent_layoffs: null,
+      created_on: "2025-06-01",
+      ...fields,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A valid company review row (every rating 3, every answer no) with `fields` on top; not inserted. */
+export function companyReviewRow(companyId: number, fields: Partial<NewCompanyReview> = {}): NewCompanyReview {
+  const row: Record<string, unknown> = { id: newReviewId(), company_id: companyId };
+  for (const criterion of companyCriteria) row[criterion] = 3;
+  for (const question of companyYesNo) row[question] = 0;
+  return {
+    ...(row as NewCompanyReview),
+    review_text: "A fair place to work, with room to grow.",
+    tags: JSON.stringify(["Fair Pay"]),
+    created_on: "2026-01-15",
+    ...fields,
+  };
+}
+
+export async function insertCompanyReview(
+  db: Db,
+  companyId: number,
+  fields: Partial<NewCompanyReview> = {},
+): Promise<string> {
+  const row = companyReviewRow(companyId, fields);
+  await db.insertInto("company_reviews").values(row).execute();
+  const reviews = await db
+    .selectFrom("company_reviews")
+    .selectAll()
+    .where("company_id", "=", companyId)
+    .orderBy("created_on", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  const aggregates: Record<string, number> = {
+    review_count: reviews.length,
+    again_yes: reviews.filter((review) => review.again === 1).length,
+    recommend_yes: reviews.filter((review) => review.recommend === 1).length,
+    latest_has_oncall: reviews[0]?.has_oncall ?? 0,
+  };
+  for (const criterion of companyCriteria) {
+    aggregates[`sum_${criterion}`] = reviews.reduce((sum, review) => sum + review[criterion], 0);
+  }
+  await db.updateTable("companies").set(aggregates).where("id", "=", companyId).execute();
+  return row.id;
+}
+
+export async function insertManager(
+  db: Db,
+  fields: Partial<NewManager> & { first_name: string; last_name: string },
+  companyIds: number[] = [],
+): Promise<number> {
+  const row = await db
+    .insertInto("managers")
+    .values({
+      folded_name: fold(`${fields.first_name} ${fields.last_name}`),
+      country: "DE",
+      state: "Bavaria",
+      city: "Munich",
+      title: "Engineering Manager",
+      department: null,
+      linkedin_url: "https://linkedin.example/in/manager",
+      created_on: "2025-06-01",
+      ...fields,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  for (const companyId of companyIds) {
+    await db.insertInto("manager_companies").values({ manager_id: row.id, company_id: companyId }).execute();
+  }
+  return row.id;
+}
+
+/** A valid manager review row (every rating 3, every answer no) with `fields` on top; not inserted. */
+export function managerReviewRow(managerId: number, fields: Partial<NewManagerReview> = {}): NewManagerReview {
+  const row: Record<string, unknown> = { id: newReviewId(), manager_id: managerId };
+  for (const criterion of managerCriteria) row[criterion] = 3;
+  for (const question of managerYesNo) row[question] = 0;
+  return {
+    ...(row as NewManagerReview),
+    review_text: "Clear goals and honest feedback.",
+    tags: JSON.stringify(["Fair"]),
+    created_on: "2026-01-15",
+    ...fields,
+  };
+}
+
+export async function insertManagerReview(
+  db: Db,
+  managerId: number,
+  fields: Partial<NewManagerReview> = {},
+): Promise<string> {
+  const row = managerReviewRow(managerId, fields);
+  await db.insertInto("manager_reviews").values(row).execute();
+  const reviews = await db.selectFrom("manager_reviews").selectAll().where("manager_id", "=", managerId).execute();
+  const aggregates: Record<string, number> = { review_count: reviews.length };
+  for (const criterion of managerCriteria) {
+    aggregates[`sum_${criterion}`] = reviews.reduce((sum, review) => sum + review[criterion], 0);
+  }
+  for (const question of managerYesNo) {
+    aggregates[`${question}_yes`] = reviews.filter((review) => review[question] === 1).length;
+  }
+  await db.updateTable("managers").set(aggregates).where("id", "=", managerId).execute();
+  return row.id;
+}
+
+/** Follows `next` from the first page to the last (at most 100 pages, so a cursor that loops still ends). */
+export async function allPages<T>(
+  load: (cursor: string | null) => Promise<{ items: T[]; next: string | null }>,
+): Promise<T[][]> {
+  const pages: T[][] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await load(cursor);
+    pages.push(page.items);
+    cursor = page.next;
+  } while (cursor && pages.length < 100);
+  return pages;
+}
+
+export async function countRows(db: Db, table: keyof Database): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { after, afterEach, describe, it } from "node:test";
+import { AxeBuilder } from "@axe-core/playwright";
+import type { Page } from "playwright-core";
+import { paths } from "#app/lib/paths.ts";
+import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
+import { everyPage, readDemoFacts } from "./support/demo-facts.ts";
+import { startServer } from "./support/server.ts";
+
+// The markup does not depend on the engine, so one engine is enough here.
+const server = await startServer("sqlite");
+const facts = await readDemoFacts(server.databaseUrl);
+const browser = await launchBrowser();
+const pages = everyPage(facts);
+// One browser context for the whole file (nobody signs in here); each test checks what it reported.
+const visit: Visit = await openVisit(browser, server.baseURL);
+
+after(async () => {
+  await closeVisit(visit);
+  await browser.close();
+  assert.equal(await server.stop(), 0, `the server did not shut down cleanly on SIGTERM:\n${server.output()}`);
+  assert.doesNotMatch(server.output(), /"level":(50|60)/, "the server logged errors");
+});
+
+afterEach(() => {
+  assert.deepEqual(visit.problems.splice(0), [], "the browser reported console errors, page errors or failed requests");
+});
+
+async function open(path: string, width = 1280): Promise<Page> {
+  const { page } = visit;
+  await page.setViewportSize({ width, height: 800 });
+  await page.goto(path);
+  await waitForHydration(page);
+  // Show what is folded away too (each review's full ratings), so it is checked as well.
+  await page.evaluate(() => document.querySelectorAll("details").forEach((details) => (details.open = true)));
+  return page;
+}
+
+describe("accessibility", () => {
+  for (const { path } of pages) {
+    it(`has no serious or critical axe violations on ${path}`, async (t) => {
+      const page = await open(path);
+      const { violations } = await new AxeBuilder({ page }).analyze();
+      const summary = violations.map(
+        (v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`,
+      );
+      for (const line of summary) t.diagnostic(line);
+      assert.deepEqual(
+        summary.filter((line) => line.startsWith("serious") || line.startsWith("critical")),
+        [],
+      );
+    });
+  }
+
+  for (const width of [360, 1280]) {
+    it(`never scrolls sideways at ${width} px wide`, async () => {
+      const overflowing: string[] = [];
+      for (const { path } of pages) {
+        const page = await open(path, width);
+        const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+          scrollWidth: document.scrollingElement?.scrollWidth ?? 0,
+          innerWidth: window.innerWidth,
+        }));
+        if (scrollWidth > innerWidth) overflowing.push(`${path}: ${scrollWidth} px in ${innerWidth} px`);
+      }
+      assert.deepEqual(overflowing, []);
+    });
+  }
+
+  it("makes the skip link the first Tab stop, and it moves focus to the main content", async () => {
+    for (const path of [paths.home(), paths.company(facts.busyCompany.id)]) {
+      const page = await open(path);
+      await page.keyboard.press("Tab");
+      const first = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement;
+        return {
+          text: element.textContent,
+          href: element.getAttribute("href"),
+          top: element.getBoundingClientRect().top,
+        };
+      });
+      assert.deepEqual({ text: first.text, href: first.href }, { text: "Skip to content", href: "#main" }, path);
+      assert.ok(first.top >= 0, "the focused skip link is off screen");
+      await page.keyboard.press("Enter");
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "main", path);
+    }
+  });
+});

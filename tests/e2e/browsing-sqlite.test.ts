@@ -1,0 +1,3 @@
+import { describeBrowsing } from "./browsing-suite.ts";
+
+describeBrowsing("sqlite");

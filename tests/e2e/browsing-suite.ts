@@ -1,0 +1,390 @@
+import assert from "node:assert/strict";
+import { after, afterEach, before, describe, it } from "node:test";
+import type { Browser, BrowserContextOptions, Locator, Page } from "playwright-core";
+import { messages } from "#app/lib/messages.ts";
+import { paths } from "#app/lib/paths.ts";
+import { companyCriteria, companyCriteriaGroups } from "#app/lib/ratings.ts";
+import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
+import { type DemoFacts, readDemoFacts, unmatchedTerm } from "./support/demo-facts.ts";
+import { type Engine, type RunningServer, startServer } from "./support/server.ts";
+
+const monthFormat = new Intl.DateTimeFormat("en", { month: "long", timeZone: "UTC" });
+const monthNames = Array.from({ length: 12 }, (_, month) => monthFormat.format(Date.UTC(2000, month, 1)));
+
+/** "Posted in March 2025" → a number that grows with time; fails on anything that is not a month and a year. */
+function monthOrdinal(reviewDate: string): number {
+  const match = /^Posted in ([A-Z][a-z]+) (\d{4})$/.exec(reviewDate.trim());
+  assert.ok(match, `"${reviewDate}" is not a month and a year`);
+  const month = monthNames.indexOf(match[1]!);
+  assert.ok(month >= 0, `"${match[1]}" is not a month`);
+  return Number(match[2]) * 12 + month;
+}
+
+async function text(locator: Locator): Promise<string> {
+  return ((await locator.textContent()) ?? "").replace(/\s+/g, " ").trim();
+}
+
+function heading(page: Page): Locator {
+  return page.getByRole("heading", { level: 1 });
+}
+
+/** The month-year dates of the reviews on the page, once exactly `count` reviews are shown. */
+async function reviewDates(page: Page, count: number): Promise<string[]> {
+  const dates = page.locator(".review-list .review-date");
+  if (count > 0) await dates.nth(count - 1).waitFor();
+  await dates.nth(count).waitFor({ state: "detached" });
+  return dates.allTextContents();
+}
+
+/** The browsing tests of issue 2: every page with the demo data, signed out, on one database engine. */
+export function describeBrowsing(engine: Engine): void {
+  describe(`browsing the demo data on ${engine}`, () => {
+    let server: RunningServer;
+    let browser: Browser;
+    let facts: DemoFacts;
+    let visit: Visit | undefined;
+
+    before(async () => {
+      server = await startServer(engine);
+      facts = await readDemoFacts(server.databaseUrl);
+      browser = await launchBrowser();
+    });
+
+    after(async () => {
+      await browser?.close();
+      if (!server) return; // It never started: `before` has already failed the suite.
+      const code = await server.stop();
+      assert.equal(code, 0, `the server did not shut down cleanly on SIGTERM:\n${server.output()}`);
+      assert.doesNotMatch(server.output(), /"level":(50|60)/, "the server logged errors");
+    });
+
+    afterEach(async () => {
+      const problems = await closeVisit(visit);
+      visit = undefined;
+      assert.deepEqual(problems, [], "the browser reported console errors, page errors or failed requests");
+    });
+
+    /** Opens `path` in a fresh browser context (a test that opens several pages checks each one's problems). */
+    async function open(path: string, options: BrowserContextOptions = {}) {
+      assert.deepEqual(await closeVisit(visit), [], "the browser reported problems on the previous page");
+      visit = await openVisit(browser, server.baseURL, options);
+      const response = await visit.page.goto(path);
+      assert.ok(response, `no response for ${path}`);
+      if (options.javaScriptEnabled !== false) await waitForHydration(visit.page);
+      return { page: visit.page, status: response.status() };
+    }
+
+    /** Types a term into the search box as a person would: no Enter, no click on Search. */
+    async function typeTerm(page: Page, term: string) {
+      await page.getByRole("searchbox").fill(term);
+    }
+
+    describe("search", () => {
+      it("serves the search page at / and at /search, searching companies by default", async () => {
+        for (const path of [paths.home(), paths.search()]) {
+          const { page, status } = await open(path);
+          assert.equal(status, 200);
+          assert.equal(await text(heading(page)), "Find a company or a manager");
+          assert.equal(await page.getByRole("radio", { name: "Company" }).isChecked(), true);
+          assert.equal(await page.getByRole("radio", { name: "Manager" }).isChecked(), false);
+        }
+      });
+
+      it("offers the Country placeholder, then United States, then about 195 countries alphabetically", async () => {
+        const { page } = await open(paths.search());
+        const options = await page
+          .getByRole("combobox", { name: "Country", exact: true })
+          .locator("option")
+          .evaluateAll((nodes) =>
+            (nodes as HTMLOptionElement[]).map((node) => ({
+              label: node.textContent,
+              value: node.value,
+              disabled: node.disabled,
+              selected: node.selected,
+            })),
+          );
+        assert.deepEqual(options[0], { label: messages.countryPlaceholder, value: "", disabled: true, selected: true });
+        assert.deepEqual(options[1], { label: "United States", value: "US", disabled: false, selected: false });
+        const rest = options.slice(2).map((option) => option.label ?? "");
+        assert.deepEqual(rest, rest.toSorted(new Intl.Collator("en").compare));
+        assert.ok(options.length - 1 >= 190 && options.length - 1 <= 200, `${options.length - 1} countries`);
+      });
+
+      it("requires a country before anything can be searched", async () => {
+        const { page } = await open(paths.search());
+        const country = page.getByRole("combobox", { name: "Country", exact: true });
+        assert.equal(await country.evaluate((select: HTMLSelectElement) => select.validity.valueMissing), true);
+        assert.equal(await page.getByRole("searchbox").isDisabled(), true);
+        assert.equal(await page.getByText("Choose a country to start searching.").isVisible(), true);
+      });
+
+      it("shows companies as a term is typed, without Enter, and clears them when the term is emptied", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.search());
+        await page.getByRole("combobox", { name: "Country", exact: true }).selectOption(busyCompany.country);
+        await page.waitForURL((url) => url.searchParams.get("country") === busyCompany.country);
+        // The search box is redrawn for the chosen country once its page has loaded.
+        await page.getByText("Choose a country to start searching.").waitFor({ state: "detached" });
+        const details = page.getByRole("link", { name: /^View details/ });
+        assert.equal(await details.count(), 0, "results before a term is typed");
+        assert.equal(await page.getByText(messages.noCompanyFound).count(), 0);
+
+        await typeTerm(page, busyCompany.name.split(" ")[0]!);
+        const link = page.getByRole("link", { name: `View details of ${busyCompany.name}` });
+        await link.waitFor();
+        assert.equal(await link.getAttribute("href"), paths.company(busyCompany.id));
+        const card = page.getByRole("listitem").filter({ has: link });
+        assert.match(await text(card), new RegExp(`${busyCompany.reviewCount} reviews`));
+
+        await typeTerm(page, "");
+        await details.first().waitFor({ state: "detached" });
+        assert.equal(new URL(page.url()).searchParams.get("q") ?? "", "");
+      });
+
+      it("opens a company page from its View details link", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.search({ country: busyCompany.country, q: busyCompany.name }));
+        await page.getByRole("link", { name: `View details of ${busyCompany.name}` }).click();
+        await page.waitForURL(`**${paths.company(busyCompany.id)}`);
+        // The address changes before the new page is drawn: wait for its heading.
+        await page.getByRole("heading", { level: 1, name: busyCompany.name }).waitFor();
+      });
+
+      it("finds managers once Manager is chosen, and opens their profile from View details", async () => {
+        const { manager } = facts;
+        const { page } = await open(paths.search({ country: manager.country }));
+        await page.getByRole("radio", { name: "Manager" }).check();
+        await page.waitForURL((url) => url.searchParams.get("kind") === "manager");
+        await page.getByRole("searchbox", { name: "Manager name" }).waitFor();
+        await typeTerm(page, manager.firstName);
+        const link = page.getByRole("link", { name: `View details of ${manager.firstName} ${manager.lastName}` });
+        await link.waitFor();
+        assert.equal(await link.getAttribute("href"), paths.manager(manager.id));
+        await link.click();
+        await page.waitForURL(`**${paths.manager(manager.id)}`);
+        await page.getByRole("heading", { level: 1, name: `${manager.firstName} ${manager.lastName}` }).waitFor();
+      });
+
+      it("says No Company Found, with a sign-in prompt, when no company matches", async () => {
+        const { page } = await open(paths.search({ country: facts.busyCompany.country }));
+        await typeTerm(page, unmatchedTerm);
+        await page.getByText(messages.noCompanyFound, { exact: true }).waitFor();
+        const signIn = page.getByRole("region", { name: "Results" }).getByRole("link", { name: "Sign in" });
+        assert.equal(await signIn.getAttribute("href"), paths.signIn(paths.addCompany()));
+      });
+
+      it("says No Manager Found, with a sign-in prompt, when no manager matches", async () => {
+        const { page } = await open(paths.search({ kind: "manager", country: facts.manager.country }));
+        await typeTerm(page, unmatchedTerm);
+        await page.getByText(messages.noManagerFound, { exact: true }).waitFor();
+        const signIn = page.getByRole("region", { name: "Results" }).getByRole("link", { name: "Sign in" });
+        assert.equal(await signIn.getAttribute("href"), paths.signIn(paths.addManagerAlone()));
+      });
+    });
+
+    describe("company pages", () => {
+      it("shows the name linked to the website, the facts, three groups of bars, the score and reviews by month", async () => {
+        const { busyCompany } = facts;
+        const { page, status } = await open(paths.company(busyCompany.id));
+        assert.equal(status, 200);
+        assert.equal(await heading(page).getByRole("link").getAttribute("href"), busyCompany.website);
+        assert.deepEqual(await page.locator(".facts dt").allTextContents(), [
+          "On-call",
+          "Recent layoffs",
+          "Managers",
+          "Elsewhere",
+        ]);
+        const managersLink = page.getByRole("link", { name: `See the managers of ${busyCompany.name}` });
+        assert.equal(await managersLink.getAttribute("href"), paths.companyManagers(busyCompany.id));
+
+        const ratings = page.getByRole("region", { name: "Ratings" });
+        for (const group of companyCriteriaGroups) {
+          assert.equal(await ratings.getByRole("region", { name: group.title }).isVisible(), true, group.title);
+        }
+        assert.equal(await ratings.locator(".bar-row").count(), companyCriteria.length);
+        assert.match(
+          await text(page.locator(".score p")),
+          new RegExp(`^[0-5] of 5 · ${busyCompany.reviewCount} reviews$`),
+        );
+
+        const months = (await reviewDates(page, 10)).map(monthOrdinal);
+        assert.deepEqual(
+          months,
+          months.toSorted((a, b) => b - a),
+          "reviews are not newest first",
+        );
+      });
+
+      it("pages to older reviews with the Older reviews link", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.company(busyCompany.id));
+        const newest = (await reviewDates(page, 10)).map(monthOrdinal);
+        await page.getByRole("link", { name: "Older reviews" }).click();
+        await page.waitForURL((url) => url.searchParams.has("before"));
+        const older = (await reviewDates(page, busyCompany.reviewCount - 10)).map(monthOrdinal);
+        assert.ok(Math.max(...older) <= Math.min(...newest), "the second page holds newer reviews than the first");
+        assert.equal(await page.getByRole("link", { name: "Older reviews" }).count(), 0);
+      });
+
+      it("says No Reviews - sign in to add one for a company without reviews", async () => {
+        const { page } = await open(paths.company(facts.quietCompany.id));
+        assert.equal(await page.getByText(messages.noCompanyReviews, { exact: true }).isVisible(), true);
+        assert.equal(await page.locator(".review-list").count(), 0);
+      });
+
+      it("answers 404 with No Company Found and Search again? for an unknown company", async () => {
+        for (const path of [paths.company(999_999), "/company/not-a-number"]) {
+          const { page, status } = await open(path);
+          assert.equal(status, 404, path);
+          assert.equal(await text(heading(page)), messages.noCompanyFound);
+          const again = page.getByRole("link", { name: messages.searchAgain });
+          assert.equal(await again.getAttribute("href"), paths.search());
+        }
+      });
+
+      it("shows the same company after a reload", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.company(busyCompany.id));
+        const response = await page.reload();
+        assert.equal(response?.status(), 200);
+        assert.equal(await text(heading(page).getByRole("link")), `${busyCompany.name} (website, opens in a new tab)`);
+        await reviewDates(page, 10);
+      });
+    });
+
+    describe("managers and manager profiles", () => {
+      it("lists a company's managers, each linking to their profile", async () => {
+        const { manager } = facts;
+        const { page, status } = await open(paths.companyManagers(manager.companyId));
+        assert.equal(status, 200);
+        assert.equal(await text(heading(page)), `Managers at ${manager.companyName}`);
+        const link = page.getByRole("link", { name: `${manager.firstName} ${manager.lastName}`, exact: true });
+        assert.equal(await link.getAttribute("href"), paths.manager(manager.id));
+      });
+
+      it("says Nothing here - sign in to change that for a company without managers", async () => {
+        const { page } = await open(paths.companyManagers(facts.companyWithoutManagers.id));
+        assert.equal(await page.getByText(messages.nothingHere, { exact: true }).isVisible(), true);
+      });
+
+      it("answers 404 with No Company Found for the managers of an unknown company", async () => {
+        const { page, status } = await open(paths.companyManagers(999_999));
+        assert.equal(status, 404);
+        assert.equal(await text(heading(page)), messages.noCompanyFound);
+      });
+
+      it("shows a manager's name, company, LinkedIn link, bars and reviews by month", async () => {
+        const { manager } = facts;
+        const { page, status } = await open(paths.manager(manager.id));
+        assert.equal(status, 200);
+        assert.match(await text(heading(page)), new RegExp(`^${manager.firstName} ${manager.lastName}`));
+        const company = page.getByRole("link", { name: manager.companyName, exact: true });
+        assert.equal(await company.getAttribute("href"), paths.company(manager.companyId));
+        const linkedin = page.getByRole("link", { name: /^LinkedIn profile/ });
+        assert.match((await linkedin.getAttribute("href")) ?? "", /^https:\/\//);
+        assert.ok((await page.getByRole("region", { name: "Ratings" }).locator(".bar-row").count()) > 0);
+        const dates = await page.locator(".review-list .review-date").allTextContents();
+        assert.ok(dates.length > 0);
+        dates.forEach(monthOrdinal);
+      });
+
+      it("says No reviews - sign in to add one for a manager without reviews", async () => {
+        const { page } = await open(paths.manager(facts.managerWithoutReviews.id));
+        assert.equal(await page.getByText(messages.noManagerReviews, { exact: true }).isVisible(), true);
+      });
+
+      it("answers 404 with No Manager Profile Found for an unknown manager", async () => {
+        const { page, status } = await open(paths.manager(999_999));
+        assert.equal(status, 404);
+        assert.equal(await text(heading(page)), messages.noManagerProfileFound);
+        assert.equal(await page.getByText(messages.noManagerDataFound, { exact: true }).isVisible(), true);
+      });
+    });
+
+    describe("other pages", () => {
+      it("serves the landing page with Home and Login buttons and a Learn more link to the guidelines", async () => {
+        const { page, status } = await open(paths.landing());
+        assert.equal(status, 200);
+        assert.equal(await text(heading(page)), messages.tagline);
+        assert.equal(await page.getByRole("link", { name: "Home", exact: true }).getAttribute("href"), paths.home());
+        assert.equal(await page.getByRole("link", { name: "Login", exact: true }).getAttribute("href"), paths.signIn());
+        const learnMore = page.getByRole("link", { name: messages.learnMore, exact: true });
+        assert.equal(await learnMore.getAttribute("href"), paths.guidelines());
+      });
+
+      it("serves the posting guidelines and the privacy page", async () => {
+        for (const [path, title] of [
+          [paths.guidelines(), "Posting guidelines"],
+          [paths.privacy(), "What we store, and what we never store"],
+        ] as const) {
+          const { page, status } = await open(path);
+          assert.equal(status, 200, path);
+          assert.equal(await text(heading(page)), title);
+          assert.equal(await page.getByText(messages.ipLogged).first().isVisible(), true);
+        }
+      });
+
+      it("answers 404 with a Page not found page for an unknown address", async () => {
+        const { page, status } = await open("/no-such-page");
+        assert.equal(status, 404);
+        assert.equal(await text(heading(page)), "Page not found");
+      });
+    });
+
+    describe("without JavaScript", () => {
+      const noScript = { javaScriptEnabled: false };
+
+      it("searches companies by submitting the form, and opens a company", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.search(), noScript);
+        await page.getByRole("combobox", { name: "Country", exact: true }).selectOption(busyCompany.country);
+        await page.getByRole("searchbox").fill(busyCompany.name);
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+        await page.waitForURL((url) => url.searchParams.get("q") === busyCompany.name);
+        await page.getByRole("link", { name: `View details of ${busyCompany.name}` }).click();
+        await page.waitForURL(`**${paths.company(busyCompany.id)}`);
+        assert.equal(await text(heading(page).getByRole("link")), `${busyCompany.name} (website, opens in a new tab)`);
+        await reviewDates(page, 10);
+      });
+
+      it("searches managers by submitting the form with Manager chosen", async () => {
+        const { manager } = facts;
+        const { page } = await open(paths.search(), noScript);
+        await page.getByRole("radio", { name: "Manager" }).check();
+        await page.getByRole("combobox", { name: "Country", exact: true }).selectOption(manager.country);
+        await page.getByRole("searchbox").fill(manager.firstName);
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+        await page.waitForURL((url) => url.searchParams.get("kind") === "manager");
+        const link = page.getByRole("link", { name: `View details of ${manager.firstName} ${manager.lastName}` });
+        assert.equal(await link.getAttribute("href"), paths.manager(manager.id));
+      });
+
+      it("does not submit a search until a country is chosen", async () => {
+        const { page } = await open(paths.search(), noScript);
+        await page.getByRole("searchbox").fill(facts.busyCompany.name);
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+        await page.waitForTimeout(500);
+        assert.equal(new URL(page.url()).search, "");
+      });
+    });
+
+    describe("security headers", () => {
+      it("sends a Content-Security-Policy whose fresh nonce every inline script carries", async () => {
+        const nonces = new Set<string>();
+        for (const path of [paths.home(), paths.company(facts.busyCompany.id)]) {
+          const response = await fetch(`${server.baseURL}${path}`);
+          const policy = response.headers.get("content-security-policy") ?? "";
+          const nonce = /script-src [^;]*'nonce-([A-Za-z0-9+/=]+)'/.exec(policy)?.[1];
+          assert.ok(nonce, `no script nonce in "${policy}"`);
+          assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval/);
+          nonces.add(nonce);
+          const scripts = [...(await response.text()).matchAll(/<script\b[^>]*>/g)].map((match) => match[0]);
+          assert.ok(scripts.length > 0);
+          for (const script of scripts) assert.ok(script.includes(`nonce="${nonce}"`), script);
+          assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+        }
+        assert.equal(nonces.size, 2, "the nonce is reused across responses");
+      });
+    });
+  });
+}
