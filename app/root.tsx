@@ -1,12 +1,31 @@
 import { isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router";
 import type { Route } from "./+types/root.ts";
 import { GlobalSpinner } from "./components/global-spinner.tsx";
+import { Toast } from "./components/toast.tsx";
 import { NotFound } from "./components/not-found.tsx";
 import { SiteFooter } from "./components/site-footer.tsx";
 import { SiteHeader } from "./components/site-header.tsx";
 import { messages } from "./lib/messages.ts";
 import { paths } from "./lib/paths.ts";
+import { accountContext, clearToastCookie, loadAccount, readToast, toastContext } from "./lib/session.server.ts";
 import stylesheet from "./styles/app.css?url";
+
+/** Once per request: who is signed in, and whether a toast is waiting (then cleared, so it shows once). */
+export const middleware: Route.MiddlewareFunction[] = [
+  async ({ request, context }, next) => {
+    context.set(accountContext, await loadAccount(request));
+    const toast = readToast(request);
+    context.set(toastContext, toast);
+    const response = await next();
+    if (toast) response.headers.append("Set-Cookie", clearToastCookie);
+    return response;
+  },
+];
+
+/** Only whether someone is signed in: no id or e-mail in the data of pages that show reviews. */
+export function loader({ context }: Route.LoaderArgs) {
+  return { signedIn: context.get(accountContext) !== null, toast: context.get(toastContext) };
+}
 
 export const links: Route.LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
@@ -29,6 +48,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         </a>
         <SiteHeader />
         <GlobalSpinner />
+        <Toast />
         <main id="main" tabIndex={-1}>
           {children}
         </main>

@@ -6,9 +6,13 @@ import helmet from "helmet";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import { database, startDatabase, stopDatabase } from "#app/db/database.server.ts";
 import { generateDemoData, isEmpty } from "#app/db/demo-data.server.ts";
+import { startAuth, stopAuth } from "#app/lib/auth.server.ts";
+import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { cspNonceContext } from "#app/lib/request-context.server.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
+import { requireSameOrigin } from "./same-origin.ts";
 
 /** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
 async function loadDemoDataIfWanted(): Promise<void> {
@@ -22,11 +26,13 @@ async function loadDemoDataIfWanted(): Promise<void> {
 
 /** Opens the database, applies migrations and loads demo data when the database is new. */
 export async function start(): Promise<void> {
-  await startDatabase();
+  const secret = serverSecret();
+  startAuth(await startDatabase(), secret);
   await loadDemoDataIfWanted();
 }
 
 export async function stop(): Promise<void> {
+  stopAuth();
   await stopDatabase();
 }
 
@@ -41,7 +47,10 @@ type Options = {
 export function createApp({ build, production, clientDir }: Options): express.Express {
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", false);
+  // req.ip is the socket's address, or the first untrusted hop of X-Forwarded-For behind TRUSTED_PROXIES.
+  const { TRUSTED_PROXIES } = env();
+  app.set("trust proxy", TRUSTED_PROXIES.length > 0 ? TRUSTED_PROXIES : false);
+  const secret = serverSecret();
 
   app.use((_req, res, next) => {
     res.locals.cspNonce = randomBytes(16).toString("base64");
@@ -100,6 +109,8 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     app.use(express.static(clientDir, { maxAge: "1h", index: false }));
   }
 
+  app.use(requireSameOrigin);
+
   app.get("/healthz", async (_req, res) => {
     try {
       await database().db.selectFrom("companies").select("id").limit(1).execute();
@@ -113,9 +124,10 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     createRequestHandler({
       build,
       mode: production ? "production" : "development",
-      getLoadContext(_req, res) {
+      getLoadContext(req, res) {
         const context = new RouterContextProvider();
         context.set(cspNonceContext, String(res.locals.cspNonce));
+        context.set(clientContext, { ipKey: hashIdentifier(secret, "ip", req.ip ?? "unknown") });
         return context;
       },
     }),

@@ -1,7 +1,8 @@
 import { Link } from "react-router";
 import { paths } from "#app/lib/paths.ts";
+import { useSignedIn } from "#app/lib/use-signed-in.ts";
 
-/** An empty result with the spec's text and, for visitors, a way to sign in and add what is missing. */
+/** An empty result with the spec's text, and what the visitor can do about it. */
 export function EmptyState({ title, children }: { title: string; children?: React.ReactNode }) {
   return (
     <div className="empty-state" role="status">
@@ -11,10 +12,16 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
-export function SignInPrompt({ action, redirectTo }: { action: string; redirectTo: string }) {
-  return (
+/** Signed in: a link to add what is missing. Signed out: a sign-in link that comes back to that form. */
+export function AddPrompt({ to, label, signedOutAction }: { to: string; label: string; signedOutAction: string }) {
+  const signedIn = useSignedIn();
+  return signedIn ? (
     <p>
-      <Link to={paths.signIn(redirectTo)}>Sign in</Link> to {action}.
+      <Link to={to}>{label}</Link>
+    </p>
+  ) : (
+    <p>
+      <Link to={paths.signIn(to)}>Sign in</Link> to {signedOutAction}.
     </p>
   );
 }

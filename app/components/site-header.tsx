@@ -1,8 +1,10 @@
-import { Link, NavLink } from "react-router";
+import { Form, Link, NavLink } from "react-router";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
+import { useSignedIn } from "#app/lib/use-signed-in.ts";
 
 export function SiteHeader() {
+  const signedIn = useSignedIn();
   return (
     <header className="site-header">
       <div className="site-header-inner">
@@ -18,11 +20,26 @@ export function SiteHeader() {
             <li>
               <NavLink to={paths.guidelines()}>Guidelines</NavLink>
             </li>
-            <li>
-              <NavLink to={paths.signIn()} className="button button-small">
-                {messages.signIn}
-              </NavLink>
-            </li>
+            {signedIn ? (
+              <>
+                <li>
+                  <NavLink to={paths.account()}>Account</NavLink>
+                </li>
+                <li>
+                  <Form method="post" action={paths.signOut()}>
+                    <button type="submit" className="button button-small">
+                      Sign out
+                    </button>
+                  </Form>
+                </li>
+              </>
+            ) : (
+              <li>
+                <NavLink to={paths.signIn()} className="button button-small">
+                  {messages.signIn}
+                </NavLink>
+              </li>
+            )}
           </ul>
         </nav>
       </div>

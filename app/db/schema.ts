@@ -78,6 +78,31 @@ export type ReviewReceiptsTable = {
   receipt: string;
 };
 
+/** Hashes of API access and refresh tokens; a family is one better-auth session. */
+export type ApiTokensTable = {
+  token_hash: string;
+  session_id: string;
+  kind: "access" | "refresh";
+  /** Unix time in milliseconds. */
+  expires_at: number;
+  used: Generated<number>;
+};
+
+/** better-auth's session rows, as far as our own code reads them. */
+export type SessionsTable = {
+  id: string;
+  userId: string;
+  token: string;
+  expiresAt: Date | string;
+};
+
+export type UsersTable = {
+  id: string;
+  email: string;
+  emailVerified: boolean | number;
+  twoFactorEnabled: boolean | number | null;
+};
+
 export type Database = {
   companies: CompaniesTable;
   company_reviews: CompanyReviewsTable;
@@ -85,6 +110,9 @@ export type Database = {
   manager_companies: ManagerCompaniesTable;
   manager_reviews: ManagerReviewsTable;
   review_receipts: ReviewReceiptsTable;
+  api_tokens: ApiTokensTable;
+  sessions: SessionsTable;
+  users: UsersTable;
 };
 
 export type Company = Selectable<CompaniesTable>;

@@ -11,6 +11,7 @@ export const messages = {
   searchAgain: "Search again?",
   noCompanyReviews: "No Reviews - sign in to add one",
   noManagerReviews: "No reviews - sign in to add one",
+  noReviewsYet: "No reviews yet.",
   nothingHere: "Nothing here - sign in to change that",
   managerMissingPrompt: "If you don't see your manager, you can",
   addOneHere: "Add one here",
@@ -21,4 +22,10 @@ export const messages = {
   dataOwnership: "Submitted data becomes the property of the site owner.",
   ipLogged: "IP addresses are logged for abuse control.",
   demoData: "Demo data",
+} as const;
+
+/** Toasts after signing in or out (spec section 2), shown for 3 seconds. */
+export const accountToasts = {
+  "signed-in": "You are signed in",
+  "signed-out": "You are signed out",
 } as const;

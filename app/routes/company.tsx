@@ -1,7 +1,7 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/company.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
-import { EmptyState } from "#app/components/empty-state.tsx";
+import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
 import { CompanyReview } from "#app/components/review-card.tsx";
@@ -12,6 +12,7 @@ import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteriaGroups } from "#app/lib/ratings.ts";
+import { useSignedIn } from "#app/lib/use-signed-in.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
@@ -24,6 +25,7 @@ export async function loader({ params, request }: Route.LoaderArgs) {
 
 export default function CompanyPage({ loaderData }: Route.ComponentProps) {
   const { company, reviews } = loaderData;
+  const signedIn = useSignedIn();
   if (!company || !reviews) {
     return (
       <section className="page narrow">
@@ -94,11 +96,22 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
 
       <section aria-labelledby="reviews-heading" className="reviews">
         <h2 id="reviews-heading">Reviews</h2>
+        {signedIn ? (
+          <p>
+            <Link to={paths.reviewCompany(company.id)} className="button">
+              Add review
+            </Link>
+          </p>
+        ) : null}
         {reviews.items.length === 0 ? (
-          <EmptyState title={messages.noCompanyReviews}>
-            <p>
-              <Link to={paths.signIn(paths.reviewCompany(company.id))}>Sign in</Link> to write the first review.
-            </p>
+          <EmptyState title={signedIn ? messages.noReviewsYet : messages.noCompanyReviews}>
+            {signedIn ? null : (
+              <AddPrompt
+                to={paths.reviewCompany(company.id)}
+                label="Add review"
+                signedOutAction="write the first review"
+              />
+            )}
           </EmptyState>
         ) : (
           <ol className="review-list">

@@ -1,7 +1,7 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-profile.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
-import { EmptyState } from "#app/components/empty-state.tsx";
+import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
 import { ManagerReview } from "#app/components/review-card.tsx";
@@ -11,6 +11,9 @@ import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
+import { useSignedIn } from "#app/lib/use-signed-in.ts";
+
+const addReview = "Add a review";
 import { managerCriteriaGroups, managerYesNo, yesNoFlags } from "#app/lib/ratings.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
@@ -24,6 +27,7 @@ export async function loader({ params, request }: Route.LoaderArgs) {
 
 export default function ManagerProfilePage({ loaderData }: Route.ComponentProps) {
   const { manager, reviews } = loaderData;
+  const signedIn = useSignedIn();
   if (!manager || !reviews) {
     return (
       <section className="page narrow">
@@ -47,6 +51,13 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
           <h1>
             {name} <DemoBadge show={manager.isDemo} />
           </h1>
+          {signedIn ? (
+            <p>
+              <Link to={paths.reviewManager(manager.id)} className="button">
+                {addReview}
+              </Link>
+            </p>
+          ) : null}
           <p className="muted">
             {manager.title}
             {manager.department ? ` · ${manager.department}` : ""}
@@ -99,10 +110,14 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
       <section aria-labelledby="reviews-heading" className="reviews">
         <h2 id="reviews-heading">Reviews</h2>
         {reviews.items.length === 0 ? (
-          <EmptyState title={messages.noManagerReviews}>
-            <p>
-              <Link to={paths.signIn(paths.reviewManager(manager.id))}>Sign in</Link> to write the first review.
-            </p>
+          <EmptyState title={signedIn ? messages.noReviewsYet : messages.noManagerReviews}>
+            {signedIn ? null : (
+              <AddPrompt
+                to={paths.reviewManager(manager.id)}
+                label={addReview}
+                signedOutAction="write the first review"
+              />
+            )}
           </EmptyState>
         ) : (
           <ol className="review-list">
@@ -117,6 +132,13 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
           <Link className="more-link" to={paths.manager(manager.id, reviews.next)}>
             Older reviews
           </Link>
+        ) : null}
+        {signedIn ? (
+          <p>
+            <Link to={paths.reviewManager(manager.id)} className="button">
+              {addReview}
+            </Link>
+          </p>
         ) : null}
       </section>
     </article>

@@ -1,7 +1,7 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/managers.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
-import { EmptyState } from "#app/components/empty-state.tsx";
+import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { database } from "#app/db/database.server.ts";
 import { findCompany } from "#app/domain/companies.server.ts";
 import { companyManagers } from "#app/domain/managers.server.ts";
@@ -9,6 +9,7 @@ import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
+import { useSignedIn } from "#app/lib/use-signed-in.ts";
 
 export async function loader({ request }: Route.LoaderArgs) {
   const url = new URL(request.url);
@@ -22,6 +23,7 @@ export async function loader({ request }: Route.LoaderArgs) {
 
 export default function ManagersPage({ loaderData }: Route.ComponentProps) {
   const { company, managers } = loaderData;
+  const signedIn = useSignedIn();
   if (!company || !managers) {
     return (
       <section className="page narrow">
@@ -40,11 +42,9 @@ export default function ManagersPage({ loaderData }: Route.ComponentProps) {
         <Link to={paths.company(company.id)}>{company.name}</Link>
       </p>
       <h1>Managers at {company.name}</h1>
-      {managers.items.length === 0 ? (
+      {managers.items.length === 0 && !signedIn ? (
         <EmptyState title={messages.nothingHere}>
-          <p>
-            <Link to={paths.signIn(paths.addManager(company.id))}>Sign in</Link> to add a manager.
-          </p>
+          <AddPrompt to={paths.addManager(company.id)} label={messages.addOneHere} signedOutAction="add a manager" />
         </EmptyState>
       ) : (
         <ul className="card-list">
@@ -66,6 +66,11 @@ export default function ManagersPage({ loaderData }: Route.ComponentProps) {
         <Link className="more-link" to={paths.companyManagers(company.id, managers.next)}>
           More managers
         </Link>
+      ) : null}
+      {signedIn ? (
+        <p className="add-manager">
+          {messages.managerMissingPrompt} <Link to={paths.addManager(company.id)}>{messages.addOneHere}</Link>
+        </p>
       ) : null}
     </section>
   );

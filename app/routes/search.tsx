@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Form, Link, useNavigation, useSubmit } from "react-router";
 import type { Route } from "./+types/search.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AboutText, SidePanel } from "#app/components/side-panel.tsx";
-import { EmptyState, SignInPrompt } from "#app/components/empty-state.tsx";
+import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { database } from "#app/db/database.server.ts";
 import { searchCompanies } from "#app/domain/companies.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
@@ -11,6 +11,8 @@ import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
 import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { useSignedIn } from "#app/lib/use-signed-in.ts";
 
 export function loader({ request }: Route.LoaderArgs) {
   const url = new URL(request.url);
@@ -66,6 +68,8 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
 
   const searching = navigation.state === "loading" && navigation.location?.pathname === "/search";
   const noun = kind === "manager" ? "manager" : "company";
+  const addPath = kind === "manager" ? paths.addManagerAlone() : paths.addCompany();
+  const signedIn = useSignedIn();
 
   return (
     <div className="with-side-panel">
@@ -146,16 +150,24 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
         </Form>
 
         <div className="search-actions">
-          <Link
-            to={paths.signIn(kind === "manager" ? paths.addManagerAlone() : paths.addCompany())}
-            className="button button-secondary is-disabled"
-            aria-describedby="add-hint"
-          >
-            Add {noun}
-          </Link>
-          <span id="add-hint" className="hint">
-            Sign in to add a {noun}.
-          </span>
+          {signedIn ? (
+            <Link to={addPath} className="button button-secondary">
+              Add {noun}
+            </Link>
+          ) : (
+            <>
+              <Link
+                to={paths.signIn(addPath)}
+                className="button button-secondary is-disabled"
+                aria-describedby="add-hint"
+              >
+                Add {noun}
+              </Link>
+              <span id="add-hint" className="hint">
+                Sign in to add a {noun}.
+              </span>
+            </>
+          )}
         </div>
 
         <section aria-labelledby="results-heading" aria-busy={searching} className="results">
@@ -176,15 +188,6 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
   );
 }
 
-/** False in the server render and the first client render, true once React runs in the browser. */
-function useHydrated(): boolean {
-  return useSyncExternalStore(
-    () => () => {},
-    () => true,
-    () => false,
-  );
-}
-
 type CompanyPage = Awaited<ReturnType<typeof searchCompanies>>;
 type ManagerPage = Awaited<ReturnType<typeof searchManagers>>;
 
@@ -192,7 +195,7 @@ function CompanyResults({ results, q, country }: { results: CompanyPage; q: stri
   if (results.items.length === 0) {
     return (
       <EmptyState title={messages.noCompanyFound}>
-        <SignInPrompt action="add it" redirectTo={paths.addCompany()} />
+        <AddPrompt to={paths.addCompany()} label="Add this company" signedOutAction="add it" />
       </EmptyState>
     );
   }
@@ -226,7 +229,7 @@ function ManagerResults({ results, q, country }: { results: ManagerPage; q: stri
   if (results.items.length === 0) {
     return (
       <EmptyState title={messages.noManagerFound}>
-        <SignInPrompt action="add them" redirectTo={paths.addManagerAlone()} />
+        <AddPrompt to={paths.addManagerAlone()} label="Add this manager" signedOutAction="add them" />
       </EmptyState>
     );
   }

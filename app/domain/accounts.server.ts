@@ -1,0 +1,269 @@
+import { APIError } from "better-auth/api";
+import { z } from "zod";
+import type { Auth } from "#app/lib/auth.server.ts";
+import { newPasswordSchema } from "./password-policy.server.ts";
+
+/** The texts of the accounts area; the first is the spec's. */
+export const accountMessages = {
+  invalidCredentials: "Invalid email or password",
+  emailInvalid: "Enter a valid e-mail address.",
+  emailTaken: "An account with this e-mail address already exists. Sign in, or reset its password.",
+  resetSent:
+    "If an account uses this e-mail address, we have sent it a link to choose a new password. The link works once, within one hour.",
+  resetInvalid: "This password reset link is invalid or has expired. Ask for a new one.",
+  passwordChanged: "Your password is changed. Your other sessions are signed out.",
+  currentPasswordWrong: "Your current password is not correct.",
+  verificationSent: "We have sent you a link to confirm your e-mail address.",
+  verificationInvalid: "This confirmation link is invalid or has expired. Ask for a new one from your account page.",
+  emailVerified: "Your e-mail address is confirmed.",
+  codeInvalid: "This code is not correct. Check your authenticator app and try again.",
+  twoFactorEnabled: "Two-factor authentication is on.",
+  twoFactorDisabled: "Two-factor authentication is off.",
+  signedOutEverywhere: "You are signed out on every device.",
+  accountDeleted: "Your account is deleted. Your reviews stay published: they were never linked to it.",
+  somethingWrong: "Something went wrong, please try again",
+} as const;
+
+const email = z.string().trim().toLowerCase().max(254).pipe(z.email(accountMessages.emailInvalid));
+
+/** Spec: sign-in submits only when the e-mail is longer than 5 characters and the password longer than 2. */
+export const signInSchema = z.object({
+  email: z.string().trim().min(6, accountMessages.invalidCredentials).max(254, accountMessages.invalidCredentials),
+  password: z.string().min(3, accountMessages.invalidCredentials).max(1000, accountMessages.invalidCredentials),
+});
+
+export const signUpSchema = z.object({ email, password: newPasswordSchema });
+export const emailSchema = z.object({ email });
+export const resetPasswordSchema = z.object({ token: z.string().min(1).max(500), password: newPasswordSchema });
+export const changePasswordSchema = z.object({
+  currentPassword: z.string().min(1, accountMessages.currentPasswordWrong).max(1000),
+  newPassword: newPasswordSchema,
+});
+export const passwordSchema = z.object({ password: z.string().min(1, accountMessages.currentPasswordWrong).max(1000) });
+export const codeSchema = z.object({
+  code: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9-]{6,20}$/, accountMessages.codeInvalid),
+  trustDevice: z.literal("on").optional(),
+});
+
+export type AccountResult<T = undefined> =
+  { ok: true; headers: Headers; value: T } | { ok: false; message: string; status: number };
+
+function failure(message: string, status = 400): { ok: false; message: string; status: number } {
+  return { ok: false, message, status };
+}
+
+/** Set-Cookie headers that better-auth returned, to forward on our own response. */
+function cookiesOf(headers: Headers): Headers {
+  const forwarded = new Headers();
+  for (const cookie of headers.getSetCookie()) forwarded.append("Set-Cookie", cookie);
+  return forwarded;
+}
+
+function isApiError(error: unknown): error is APIError {
+  return error instanceof APIError;
+}
+
+export type SignInOutcome = { twoFactor: boolean };
+
+/** Signs in with e-mail and password. Unknown e-mail and wrong password get the same message and similar time. */
+export async function signIn(
+  auth: Auth,
+  input: { email: string; password: string },
+  headers: Headers,
+): Promise<AccountResult<SignInOutcome>> {
+  try {
+    const { headers: responseHeaders, response } = await auth.api.signInEmail({
+      body: { email: input.email.trim().toLowerCase(), password: input.password, rememberMe: true },
+      headers,
+      returnHeaders: true,
+    });
+    const twoFactor = Boolean((response as { twoFactorRedirect?: boolean }).twoFactorRedirect);
+    return { ok: true, headers: cookiesOf(responseHeaders), value: { twoFactor } };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.invalidCredentials, 401);
+    throw error;
+  }
+}
+
+export async function signUp(
+  auth: Auth,
+  input: { email: string; password: string },
+  headers: Headers,
+): Promise<AccountResult> {
+  try {
+    const { headers: responseHeaders } = await auth.api.signUpEmail({
+      body: { email: input.email, password: input.password, name: "" },
+      headers,
+      returnHeaders: true,
+    });
+    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode === 422) return failure(accountMessages.emailTaken, 409);
+    if (isApiError(error) && error.statusCode < 500) return failure(error.message || accountMessages.somethingWrong);
+    throw error;
+  }
+}
+
+export async function signOut(auth: Auth, headers: Headers): Promise<Headers> {
+  try {
+    const { headers: responseHeaders } = await auth.api.signOut({ headers, returnHeaders: true });
+    return cookiesOf(responseHeaders);
+  } catch (error) {
+    // Already signed out (no or expired session): nothing to end.
+    if (isApiError(error) && error.statusCode < 500) return new Headers();
+    throw error;
+  }
+}
+
+/** Always the same answer, whether or not an account uses the address (no account enumeration). */
+export async function requestPasswordReset(auth: Auth, address: string): Promise<void> {
+  await auth.api.requestPasswordReset({ body: { email: address, redirectTo: "/reset-password" } });
+}
+
+export async function resetPassword(auth: Auth, input: { token: string; password: string }): Promise<AccountResult> {
+  try {
+    await auth.api.resetPassword({ body: { token: input.token, newPassword: input.password } });
+    return { ok: true, headers: new Headers(), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.resetInvalid);
+    throw error;
+  }
+}
+
+export async function verifyEmail(auth: Auth, token: string): Promise<AccountResult> {
+  try {
+    const { headers } = await auth.api.verifyEmail({ query: { token }, returnHeaders: true });
+    return { ok: true, headers: cookiesOf(headers), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.verificationInvalid);
+    throw error;
+  }
+}
+
+export async function sendVerificationEmail(auth: Auth, address: string): Promise<void> {
+  await auth.api.sendVerificationEmail({ body: { email: address, callbackURL: "/account" } });
+}
+
+/** Changes the password and signs out every other session of the account. */
+export async function changePassword(
+  auth: Auth,
+  input: { currentPassword: string; newPassword: string },
+  headers: Headers,
+): Promise<AccountResult> {
+  try {
+    const { headers: responseHeaders } = await auth.api.changePassword({
+      body: { currentPassword: input.currentPassword, newPassword: input.newPassword, revokeOtherSessions: true },
+      headers,
+      returnHeaders: true,
+    });
+    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
+    throw error;
+  }
+}
+
+/** Ends every session of the account, this one included. */
+export async function signOutEverywhere(auth: Auth, headers: Headers): Promise<Headers> {
+  await auth.api.revokeSessions({ headers });
+  return signOut(auth, headers);
+}
+
+export async function deleteAccount(auth: Auth, password: string, headers: Headers): Promise<AccountResult> {
+  try {
+    const { headers: responseHeaders } = await auth.api.deleteUser({
+      body: { password },
+      headers,
+      returnHeaders: true,
+    });
+    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
+    throw error;
+  }
+}
+
+export type TwoFactorSetup = { totpURI: string; backupCodes: string[] };
+
+/** Starts enabling TOTP: returns the secret's URI (for the QR code) and backup codes; a first code confirms it. */
+export async function startTwoFactor(
+  auth: Auth,
+  password: string,
+  headers: Headers,
+): Promise<AccountResult<TwoFactorSetup>> {
+  try {
+    const value = await auth.api.enableTwoFactor({ body: { password }, headers });
+    if (value.method !== "totp") throw new Error("Expected a TOTP set-up from better-auth.");
+    return { ok: true, headers: new Headers(), value: { totpURI: value.totpURI, backupCodes: value.backupCodes } };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
+    throw error;
+  }
+}
+
+/** Checks a TOTP code: confirms a pending set-up, or completes a sign-in challenge. */
+export async function verifyTotp(
+  auth: Auth,
+  input: { code: string; trustDevice?: boolean },
+  headers: Headers,
+): Promise<AccountResult> {
+  try {
+    const { headers: responseHeaders } = await auth.api.verifyTOTP({
+      body: { code: input.code, trustDevice: input.trustDevice ?? false },
+      headers,
+      returnHeaders: true,
+    });
+    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.codeInvalid, 401);
+    throw error;
+  }
+}
+
+/** Completes a sign-in challenge with a one-time backup code instead of the app. */
+export async function verifyBackupCode(auth: Auth, code: string, headers: Headers): Promise<AccountResult> {
+  try {
+    const { headers: responseHeaders } = await auth.api.verifyBackupCode({
+      body: { code },
+      headers,
+      returnHeaders: true,
+    });
+    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.codeInvalid, 401);
+    throw error;
+  }
+}
+
+export async function disableTwoFactor(auth: Auth, password: string, headers: Headers): Promise<AccountResult> {
+  try {
+    await auth.api.disableTwoFactor({ body: { password }, headers });
+    return { ok: true, headers: new Headers(), value: undefined };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
+    throw error;
+  }
+}
+
+export type AccountUser = { id: string; email: string; emailVerified: boolean; twoFactorEnabled: boolean };
+
+/** The signed-in account of a request, or null. */
+export async function currentAccount(
+  auth: Auth,
+  headers: Headers,
+): Promise<{ user: AccountUser; sessionId: string } | null> {
+  const session = await auth.api.getSession({ headers });
+  if (!session) return null;
+  return {
+    sessionId: session.session.id,
+    user: {
+      id: session.user.id,
+      email: session.user.email,
+      emailVerified: Boolean(session.user.emailVerified),
+      twoFactorEnabled: Boolean((session.user as { twoFactorEnabled?: boolean | null }).twoFactorEnabled),
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { hash, verify } from "@node-rs/argon2";
+import { type BetterAuthOptions, betterAuth } from "better-auth";
+import { twoFactor } from "better-auth/plugins/two-factor";
+import type { Kysely } from "kysely";
+import type { DatabaseHandle, Engine } from "#app/db/connection.server.ts";
+import { maxPasswordLength, minPasswordLength } from "#app/domain/password-policy.server.ts";
+import { env } from "./env.server.ts";
+import { logger } from "./logger.server.ts";
+import { sendMail } from "./mail.server.ts";
+import { messages } from "./messages.ts";
+
+/**
+ * OWASP's argon2id parameters: 19 MiB of memory, 2 iterations, 1 lane (DESIGN.md section 5). The algorithm is the
+ * library's const enum value Algorithm.Argon2id, which erasable TypeScript cannot import.
+ */
+const argon2id = 2;
+const argon2Options = { algorithm: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export function publicUrl(): string {
+  const { PUBLIC_URL, PORT } = env();
+  return (PUBLIC_URL ?? `http://localhost:${PORT}`).replace(/\/+$/, "");
+}
+
+/**
+ * better-auth on our own Kysely database. Its tables are created by our migrations (app/db/migrations), its own
+ * rate limiter is off (ours keys on a hash of the client IP, app/lib/rate-limit.server.ts), and sessions never store
+ * an IP address or user agent.
+ */
+export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
+  return {
+    appName: messages.siteName,
+    baseURL: publicUrl(),
+    basePath: "/api/auth",
+    secret,
+    telemetry: { enabled: false },
+    database: { db, type: engine, casing: "snake", transaction: true },
+    user: {
+      modelName: "users",
+      deleteUser: { enabled: true },
+    },
+    session: {
+      modelName: "sessions",
+      expiresIn: 60 * 60 * 24 * 30,
+      updateAge: 60 * 60 * 24,
+    },
+    account: { modelName: "accounts" },
+    verification: { modelName: "verifications" },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength,
+      maxPasswordLength,
+      autoSignIn: true,
+      requireEmailVerification: false,
+      resetPasswordTokenExpiresIn: 60 * 60,
+      revokeSessionsOnPasswordReset: true,
+      password: {
+        hash: (password: string) => hash(password, argon2Options),
+        verify: ({ hash: stored, password }: { hash: string; password: string }) => verify(stored, password),
+      },
+      // Links lead to our own pages, which call better-auth on the server; its HTTP handler is not exposed.
+      sendResetPassword: async ({ user, token }: { user: { email: string }; token: string }) => {
+        const url = `${publicUrl()}/reset-password?token=${encodeURIComponent(token)}`;
+        await sendMail({
+          to: user.email,
+          subject: `Reset your ${messages.siteName} password`,
+          text: `Someone asked to reset the password of your ${messages.siteName} account.\n\nTo choose a new password, open this link within one hour:\n${url}\n\nIf it was not you, ignore this message: your password stays as it is.\n`,
+        });
+      },
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      autoSignInAfterVerification: true,
+      expiresIn: 60 * 60 * 24,
+      sendVerificationEmail: async ({ user, token }: { user: { email: string }; token: string }) => {
+        const url = `${publicUrl()}/verify-email?token=${encodeURIComponent(token)}`;
+        await sendMail({
+          to: user.email,
+          subject: `Confirm your e-mail address for ${messages.siteName}`,
+          text: `Welcome to ${messages.siteName}.\n\nTo confirm that this address is yours, open this link within 24 hours:\n${url}\n\nIf you did not create an account, ignore this message.\n`,
+        });
+      },
+    },
+    rateLimit: { enabled: false },
+    // Only what needs attention, and never with e-mail addresses: better-auth logs them at info level.
+    logger: {
+      level: "error",
+      log: (level: string, message: string) => logger.error({ source: "better-auth", level }, message),
+    },
+    advanced: {
+      cookiePrefix: "candor",
+      useSecureCookies: publicUrl().startsWith("https://"),
+      ipAddress: { disableIpTracking: true },
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
+    },
+    plugins: [
+      twoFactor({
+        issuer: messages.siteName,
+        twoFactorTable: "two_factors",
+        backupCodeOptions: { amount: 10, length: 10 },
+      }),
+    ],
+    databaseHooks: {
+      session: {
+        create: {
+          // Never keep where or with what a session was opened (DESIGN.md section 4).
+          before: async (session: Record<string, unknown>) => ({
+            data: { ...session, ipAddress: null, userAgent: null },
+          }),
+        },
+      },
+    },
+  } satisfies BetterAuthOptions;
+}
+
+export function createAuth(db: Kysely<any>, engine: Engine, secret: string) {
+  return betterAuth(authOptions(db, engine, secret));
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+// On globalThis, like the database, so the dev server's module reloads keep one instance.
+const holder = globalThis as typeof globalThis & { __candorAuth?: Auth };
+
+/** Creates the process-wide auth instance on the started database. Called once at start-up. */
+export function startAuth(handle: DatabaseHandle, secret: string): Auth {
+  holder.__candorAuth ??= createAuth(handle.db, handle.engine, secret);
+  return holder.__candorAuth;
+}
+
+export function auth(): Auth {
+  if (!holder.__candorAuth) throw new Error("Auth is not started: call startAuth() first.");
+  return holder.__candorAuth;
+}
+
+export function stopAuth(): void {
+  holder.__candorAuth = undefined;
+}

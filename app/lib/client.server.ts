@@ -1,0 +1,14 @@
+import { createHmac } from "node:crypto";
+import { createContext } from "react-router";
+
+/**
+ * Who is asking, as far as abuse control needs to know: a keyed hash of the client IP. The IP itself never
+ * reaches app code, logs or the database (DESIGN.md section 4).
+ */
+export type Client = { ipKey: string };
+
+export const clientContext = createContext<Client>({ ipKey: "unknown" });
+
+export function hashIdentifier(secret: string, purpose: string, value: string): string {
+  return createHmac("sha256", secret).update(`${purpose}\u0000${value}`).digest("base64url").slice(0, 32);
+}

@@ -1,0 +1,37 @@
+import { data } from "react-router";
+import type { z } from "zod";
+import { consume, type RateLimitName, RateLimitedError } from "./rate-limit.server.ts";
+
+/** What a form action answers on bad input: a message for the form and one per field, as in the spec's message box. */
+export type FormFailure = { formError?: string; fieldErrors?: Record<string, string> };
+
+export function formFailure(failure: FormFailure, status = 400, headers?: HeadersInit) {
+  return data(failure, { status, headers });
+}
+
+/** The first message of each field of a failed zod parse. */
+export function fieldErrorsOf(error: z.ZodError): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = String(issue.path[0] ?? "form");
+    errors[field] ??= issue.message;
+  }
+  return errors;
+}
+
+/** Counts an attempt; once the limit is spent, answers 429 with Retry-After instead of running the action. */
+export async function rateLimitOrNull(name: RateLimitName, key: string) {
+  try {
+    await consume(name, key);
+    return null;
+  } catch (error) {
+    if (!(error instanceof RateLimitedError)) throw error;
+    return formFailure({ formError: error.message }, 429, { "Retry-After": String(error.retryAfterSeconds) });
+  }
+}
+
+/** Reads a form field as a string (absent and file fields read as ""). */
+export function field(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === "string" ? value : "";
+}

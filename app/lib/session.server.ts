@@ -1,0 +1,59 @@
+import { createContext, redirect, type RouterContextProvider } from "react-router";
+import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
+import { auth } from "./auth.server.ts";
+import { accountToasts } from "./messages.ts";
+import { paths } from "./paths.ts";
+
+/** The signed-in account of this request, or null; set once per request by the root middleware. */
+export const accountContext = createContext<AccountUser | null>(null);
+
+/** True when the request carries a session cookie at all; visitors without one cost no database query. */
+function hasSessionCookie(request: Request): boolean {
+  return /(?:^|;\s*)(?:__Secure-)?candor\.session_token=/.test(request.headers.get("cookie") ?? "");
+}
+
+export async function loadAccount(request: Request): Promise<AccountUser | null> {
+  if (!hasSessionCookie(request)) return null;
+  const session = await currentAccount(auth(), request.headers);
+  return session?.user ?? null;
+}
+
+/** Guard for pages that need an account: signed-out visitors go to sign in, and come back afterwards. */
+export function requireAccount(context: Readonly<RouterContextProvider>, request: Request): AccountUser {
+  const account = context.get(accountContext);
+  if (account) return account;
+  const url = new URL(request.url);
+  throw redirect(paths.signIn(`${url.pathname}${url.search}`));
+}
+
+/** Guard for sign-in and sign-up: a signed-in user is sent to the home page (spec section 4). */
+export function requireAnonymous(context: Readonly<RouterContextProvider>): void {
+  if (context.get(accountContext)) throw redirect(paths.home());
+}
+
+/** Only same-site paths are followed after sign-in, never another site (open redirect). */
+export function safeRedirectTarget(target: FormDataEntryValue | string | null | undefined, fallback: string): string {
+  if (typeof target !== "string" || !target.startsWith("/") || target.startsWith("//") || target.includes("\\")) {
+    return fallback;
+  }
+  return target;
+}
+
+// Toasts survive the redirect after a form in a short-lived cookie, read once by the next page.
+const toastCookie = "candor_toast";
+export type ToastKind = keyof typeof accountToasts;
+const toastKinds = Object.keys(accountToasts);
+
+export function setToast(headers: Headers, kind: ToastKind): Headers {
+  headers.append("Set-Cookie", `${toastCookie}=${kind}; Path=/; Max-Age=60; HttpOnly; SameSite=Lax`);
+  return headers;
+}
+
+export function readToast(request: Request): ToastKind | null {
+  const match = /(?:^|;\s*)candor_toast=([a-z-]+)/.exec(request.headers.get("cookie") ?? "");
+  const kind = match?.[1];
+  return toastKinds.includes(kind ?? "") ? (kind as ToastKind) : null;
+}
+
+export const clearToastCookie = `${toastCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`;
+export const toastContext = createContext<ToastKind | null>(null);

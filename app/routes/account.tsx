@@ -1,0 +1,321 @@
+import { data, Form, redirect, useNavigation } from "react-router";
+import { renderSVG } from "uqr";
+import type { Route } from "./+types/account.ts";
+import { Field, FormMessage } from "#app/components/form.tsx";
+import {
+  accountMessages,
+  changePassword,
+  changePasswordSchema,
+  codeSchema,
+  deleteAccount,
+  disableTwoFactor,
+  passwordSchema,
+  sendVerificationEmail,
+  signOutEverywhere,
+  startTwoFactor,
+  verifyTotp,
+} from "#app/domain/accounts.server.ts";
+import { auth } from "#app/lib/auth.server.ts";
+import { clientContext } from "#app/lib/client.server.ts";
+import { field, fieldErrorsOf, rateLimitOrNull } from "#app/lib/http.server.ts";
+import { messages } from "#app/lib/messages.ts";
+import { paths } from "#app/lib/paths.ts";
+import { requireAccount, setToast } from "#app/lib/session.server.ts";
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  const account = requireAccount(context, request);
+  return { email: account.email, emailVerified: account.emailVerified, twoFactorEnabled: account.twoFactorEnabled };
+}
+
+type Intent =
+  | "resend-verification"
+  | "change-password"
+  | "enable-2fa"
+  | "confirm-2fa"
+  | "disable-2fa"
+  | "sign-out-everywhere"
+  | "delete-account";
+
+type Outcome = {
+  intent: Intent;
+  formError?: string;
+  fieldErrors?: Record<string, string>;
+  success?: string;
+  setup?: { qrCode: string; secret: string; backupCodes: string[] };
+};
+
+function outcome(value: Outcome, status = 200) {
+  return data(value, { status });
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const account = requireAccount(context, request);
+  const form = await request.formData();
+  const intent = field(form, "intent") as Intent;
+  const headers = request.headers;
+  switch (intent) {
+    case "resend-verification": {
+      const limited = await rateLimitOrNull("verificationMail", context.get(clientContext).ipKey);
+      if (limited) return outcome({ intent, formError: "Too many e-mails asked for. Try again later." }, 429);
+      await sendVerificationEmail(auth(), account.email);
+      return outcome({ intent, success: accountMessages.verificationSent });
+    }
+    case "change-password": {
+      const parsed = changePasswordSchema.safeParse({
+        currentPassword: field(form, "currentPassword"),
+        newPassword: field(form, "newPassword"),
+      });
+      if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
+      const result = await changePassword(auth(), parsed.data, headers);
+      if (!result.ok) return outcome({ intent, fieldErrors: { currentPassword: result.message } }, result.status);
+      return outcome({ intent, success: accountMessages.passwordChanged });
+    }
+    case "enable-2fa": {
+      const parsed = passwordSchema.safeParse({ password: field(form, "password") });
+      if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
+      const result = await startTwoFactor(auth(), parsed.data.password, headers);
+      if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
+      const secret = new URL(result.value.totpURI).searchParams.get("secret") ?? "";
+      return outcome({
+        intent,
+        setup: {
+          qrCode: `data:image/svg+xml;base64,${Buffer.from(renderSVG(result.value.totpURI)).toString("base64")}`,
+          secret,
+          backupCodes: result.value.backupCodes,
+        },
+      });
+    }
+    case "confirm-2fa": {
+      const parsed = codeSchema.safeParse({ code: field(form, "code") });
+      if (!parsed.success) return outcome({ intent, fieldErrors: { code: accountMessages.codeInvalid } }, 400);
+      const result = await verifyTotp(auth(), { code: parsed.data.code }, headers);
+      if (!result.ok) return outcome({ intent, fieldErrors: { code: result.message } }, result.status);
+      throw redirect(paths.account(), { headers: result.headers });
+    }
+    case "disable-2fa": {
+      const parsed = passwordSchema.safeParse({ password: field(form, "password") });
+      if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
+      const result = await disableTwoFactor(auth(), parsed.data.password, headers);
+      if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
+      return outcome({ intent, success: accountMessages.twoFactorDisabled });
+    }
+    case "sign-out-everywhere": {
+      const cleared = await signOutEverywhere(auth(), headers);
+      throw redirect(paths.home(), { headers: setToast(cleared, "signed-out") });
+    }
+    case "delete-account": {
+      const parsed = passwordSchema.safeParse({ password: field(form, "password") });
+      if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
+      if (field(form, "confirm") !== "yes") {
+        return outcome(
+          { intent, fieldErrors: { confirm: "Tick the box to confirm that you want to delete your account." } },
+          400,
+        );
+      }
+      const result = await deleteAccount(auth(), parsed.data.password, headers);
+      if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
+      throw redirect(paths.home(), { headers: setToast(result.headers, "signed-out") });
+    }
+    default:
+      return outcome({ intent, formError: accountMessages.somethingWrong }, 400);
+  }
+}
+
+function Section({ title, children }: { title: string; children: React.ReactNode }) {
+  const id = `section-${title.toLowerCase().replace(/[^a-z]+/g, "-")}`;
+  return (
+    <section className="card account-section" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export default function AccountPage({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting";
+  const result = (intent: Intent) => (actionData?.intent === intent ? actionData : undefined);
+  const setup = result("enable-2fa")?.setup;
+  return (
+    <div className="page narrow">
+      <title>{`Your account · ${messages.siteName}`}</title>
+      <h1>Your account</h1>
+      <p>
+        Signed in as <strong>{loaderData.email}</strong>
+        {loaderData.emailVerified ? " (confirmed)." : " (not confirmed yet)."}
+      </p>
+
+      {loaderData.emailVerified ? null : (
+        <Section title="Confirm your e-mail address">
+          <FormMessage
+            error={result("resend-verification")?.formError}
+            success={result("resend-verification")?.success}
+          />
+          <Form method="post">
+            <input type="hidden" name="intent" value="resend-verification" />
+            <button type="submit" className="button button-secondary" disabled={busy}>
+              Send the confirmation link again
+            </button>
+          </Form>
+        </Section>
+      )}
+
+      <Section title="Change password">
+        <FormMessage success={result("change-password")?.success} />
+        <Form method="post" className="stack" noValidate>
+          <input type="hidden" name="intent" value="change-password" />
+          <Field
+            label="Current password"
+            name="currentPassword"
+            type="password"
+            autoComplete="current-password"
+            required
+            error={result("change-password")?.fieldErrors?.currentPassword}
+          />
+          <Field
+            label="New password"
+            name="newPassword"
+            type="password"
+            autoComplete="new-password"
+            required
+            hint="Your other sessions will be signed out."
+            error={result("change-password")?.fieldErrors?.newPassword}
+          />
+          <button type="submit" className="button" disabled={busy}>
+            Change password
+          </button>
+        </Form>
+      </Section>
+
+      <Section title="Two-factor authentication">
+        <FormMessage success={result("disable-2fa")?.success} />
+        {loaderData.twoFactorEnabled ? (
+          <>
+            <p>Two-factor authentication is on: signing in asks for a code from your authenticator app.</p>
+            <Form method="post" className="stack" noValidate>
+              <input type="hidden" name="intent" value="disable-2fa" />
+              <Field
+                label="Password"
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                required
+                error={result("disable-2fa")?.fieldErrors?.password}
+              />
+              <button type="submit" className="button button-secondary" disabled={busy}>
+                Turn off two-factor authentication
+              </button>
+            </Form>
+          </>
+        ) : setup || result("confirm-2fa") ? (
+          <TwoFactorSetup setup={setup} codeError={result("confirm-2fa")?.fieldErrors?.code} busy={busy} />
+        ) : (
+          <>
+            <p>Protect your account with a code from an authenticator app at every sign-in.</p>
+            <Form method="post" className="stack" noValidate>
+              <input type="hidden" name="intent" value="enable-2fa" />
+              <Field
+                label="Password"
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                required
+                error={result("enable-2fa")?.fieldErrors?.password}
+              />
+              <button type="submit" className="button" disabled={busy}>
+                Set up two-factor authentication
+              </button>
+            </Form>
+          </>
+        )}
+      </Section>
+
+      <Section title="Sessions">
+        <p>Signed in on a computer you no longer use? End every session, this one included.</p>
+        <Form method="post">
+          <input type="hidden" name="intent" value="sign-out-everywhere" />
+          <button type="submit" className="button button-secondary" disabled={busy}>
+            Sign out everywhere
+          </button>
+        </Form>
+      </Section>
+
+      <Section title="Delete account">
+        <p>
+          Deleting your account removes your e-mail address and password for good. Reviews you wrote stay published:
+          they are anonymous and were never linked to your account, so nobody, us included, can find them to delete
+          them.
+        </p>
+        <Form method="post" className="stack" noValidate>
+          <input type="hidden" name="intent" value="delete-account" />
+          <Field
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            error={result("delete-account")?.fieldErrors?.password}
+          />
+          <div className={result("delete-account")?.fieldErrors?.confirm ? "field invalid" : "field"}>
+            <label className="checkbox">
+              <input type="checkbox" name="confirm" value="yes" required /> I understand that this cannot be undone
+            </label>
+            {result("delete-account")?.fieldErrors?.confirm ? (
+              <p className="field-error">{result("delete-account")?.fieldErrors?.confirm}</p>
+            ) : null}
+          </div>
+          <button type="submit" className="button button-danger" disabled={busy}>
+            Delete my account
+          </button>
+        </Form>
+      </Section>
+    </div>
+  );
+}
+
+function TwoFactorSetup({
+  setup,
+  codeError,
+  busy,
+}: {
+  setup: Outcome["setup"] | undefined;
+  codeError: string | undefined;
+  busy: boolean;
+}) {
+  return (
+    <div className="stack">
+      {setup ? (
+        <>
+          <p>Scan this code with your authenticator app, or type the key in by hand.</p>
+          <img src={setup.qrCode} alt="QR code of your two-factor secret" width={200} height={200} className="qr" />
+          <p>
+            Key: <code className="secret">{setup.secret}</code>
+          </p>
+          <p>Keep these backup codes somewhere safe. Each works once if you lose your phone:</p>
+          <ul className="backup-codes">
+            {setup.backupCodes.map((code) => (
+              <li key={code}>
+                <code>{code}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <Form method="post" className="stack" noValidate>
+        <input type="hidden" name="intent" value="confirm-2fa" />
+        <Field
+          label="Code from the app"
+          name="code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          required
+          maxLength={6}
+          error={codeError}
+        />
+        <button type="submit" className="button" disabled={busy}>
+          Turn on two-factor authentication
+        </button>
+      </Form>
+    </div>
+  );
+}

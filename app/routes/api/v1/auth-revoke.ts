@@ -1,0 +1,18 @@
+import { z } from "zod";
+import type { Route } from "./+types/auth-revoke.ts";
+import { database } from "#app/db/database.server.ts";
+import { revokeTokenFamily } from "#app/domain/api-tokens.server.ts";
+import { readBody } from "#app/lib/api-request.server.ts";
+import { problem } from "#app/lib/problem.server.ts";
+
+export function loader() {
+  return problem(405, "Use POST.", {}, { headers: { Allow: "POST" } });
+}
+
+/** POST /api/v1/auth/revoke: signs an API client out, ending the refresh token's whole family. */
+export async function action({ request }: Route.ActionArgs) {
+  const body = await readBody(request, z.object({ refresh_token: z.string().min(1).max(200) }));
+  if (!body.ok) return body.response;
+  await revokeTokenFamily(database().db, body.data.refresh_token);
+  return new Response(null, { status: 204 });
+}

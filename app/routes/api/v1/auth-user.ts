@@ -1,0 +1,30 @@
+import type { Route } from "./+types/auth-user.ts";
+import { database } from "#app/db/database.server.ts";
+import { bearerAccount } from "#app/lib/api-auth.server.ts";
+import { json, problem } from "#app/lib/problem.server.ts";
+
+/** GET /api/v1/auth/user: the account of the bearer token (for clients to check their token). */
+export async function loader({ request }: Route.LoaderArgs) {
+  const account = await bearerAccount(request);
+  if (!account) {
+    return problem(
+      401,
+      "Send a valid access token: Authorization: Bearer <access_token>.",
+      {},
+      {
+        headers: { "WWW-Authenticate": 'Bearer realm="candor"' },
+      },
+    );
+  }
+  const user = await database()
+    .db.selectFrom("users")
+    .select(["email", "emailVerified", "twoFactorEnabled"])
+    .where("id", "=", account.userId)
+    .executeTakeFirst();
+  if (!user) return problem(401, "This account no longer exists.");
+  return json({
+    email: user.email,
+    email_verified: Boolean(user.emailVerified),
+    two_factor_enabled: Boolean(user.twoFactorEnabled),
+  });
+}

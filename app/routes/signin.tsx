@@ -1,0 +1,101 @@
+import { useState } from "react";
+import { Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/signin.ts";
+import { Field, FormMessage } from "#app/components/form.tsx";
+import { accountMessages, signIn, signInSchema } from "#app/domain/accounts.server.ts";
+import { auth } from "#app/lib/auth.server.ts";
+import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
+import { field, formFailure, rateLimitOrNull } from "#app/lib/http.server.ts";
+import { messages } from "#app/lib/messages.ts";
+import { paths } from "#app/lib/paths.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { reset } from "#app/lib/rate-limit.server.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
+import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  requireAnonymous(context);
+  const url = new URL(request.url);
+  return {
+    redirectTo: safeRedirectTarget(url.searchParams.get("redirectTo"), ""),
+    passwordReset: url.searchParams.get("reset") === "done",
+  };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  requireAnonymous(context);
+  const form = await request.formData();
+  const email = field(form, "email").trim();
+  const { ipKey } = context.get(clientContext);
+  const limited =
+    (await rateLimitOrNull("signIn", ipKey)) ??
+    (await rateLimitOrNull("signInAccount", hashIdentifier(serverSecret(), "email", email.toLowerCase())));
+  if (limited) return limited;
+
+  const parsed = signInSchema.safeParse({ email, password: field(form, "password") });
+  if (!parsed.success)
+    return formFailure({ formError: accountMessages.invalidCredentials, fieldErrors: { email, password: "" } }, 400);
+  const result = await signIn(auth(), parsed.data, request.headers);
+  if (!result.ok)
+    return formFailure({ formError: result.message, fieldErrors: { email, password: "" } }, result.status);
+
+  await reset("signIn", ipKey);
+  const target = safeRedirectTarget(form.get("redirectTo"), paths.search());
+  if (result.value.twoFactor) throw redirect(paths.twoFactor(target), { headers: result.headers });
+  throw redirect(target, { headers: setToast(result.headers, "signed-in") });
+}
+
+export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const hydrated = useHydrated();
+  const failed = Boolean(actionData?.formError);
+  const [email, setEmail] = useState(actionData?.fieldErrors?.email ?? "");
+  const [password, setPassword] = useState("");
+  // Spec: submit only when the e-mail is longer than 5 characters and the password longer than 2.
+  const ready = email.trim().length > 5 && password.length > 2;
+  return (
+    <section className="page narrow auth-page">
+      <title>{`Sign in · ${messages.siteName}`}</title>
+      <h1>Sign in</h1>
+      <FormMessage
+        error={actionData?.formError}
+        success={loaderData.passwordReset ? "Your password is changed. Sign in with your new password." : undefined}
+      />
+      <Form method="post" className="stack" noValidate>
+        <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(event) => setEmail(event.currentTarget.value)}
+          invalid={failed}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(event) => setPassword(event.currentTarget.value)}
+          invalid={failed}
+        />
+        <div className="actions">
+          <button type="submit" className="button" disabled={(hydrated && !ready) || navigation.state === "submitting"}>
+            Submit
+          </button>
+          <Link to={paths.search()} className="button button-secondary">
+            Browse
+          </Link>
+        </div>
+      </Form>
+      <p className="auth-links">
+        <Link to={paths.forgotPassword()}>Lost Password</Link>
+        <Link to={paths.signUp(loaderData.redirectTo || undefined)}>Create account</Link>
+      </p>
+    </section>
+  );
+}
