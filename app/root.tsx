@@ -5,7 +5,7 @@ import { Toast } from "./components/toast.tsx";
 import { NotFound } from "./components/not-found.tsx";
 import { SiteFooter } from "./components/site-footer.tsx";
 import { SiteHeader } from "./components/site-header.tsx";
-import { messages } from "./lib/messages.ts";
+import { contributionMessages, messages } from "./lib/messages.ts";
 import { paths } from "./lib/paths.ts";
 import { accountContext, clearToastCookie, loadAccount, readToast, toastContext } from "./lib/session.server.ts";
 import stylesheet from "./styles/app.css?url";
@@ -68,14 +68,18 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   if (isRouteErrorResponse(error) && error.status === 404) {
     return <NotFound />;
   }
+  // A browser request that never reached us ("Failed to fetch") is the network's fault, not the site's.
+  const offline = error instanceof TypeError && /failed to fetch|network/i.test(error.message);
   return (
     <section className="page narrow">
       <title>{`${messages.unexpectedError} · ${messages.siteName}`}</title>
       <h1>{messages.unexpectedError}</h1>
-      <p>
-        {isRouteErrorResponse(error)
-          ? `${error.status} ${error.statusText}`
-          : "Something went wrong on our side. Please try again in a moment."}
+      <p role="alert">
+        {offline
+          ? contributionMessages.network
+          : isRouteErrorResponse(error)
+            ? `${error.status} ${error.statusText}`
+            : contributionMessages.somethingWrong}
       </p>
       <p>
         <Link to={paths.home()}>Back to the search</Link>

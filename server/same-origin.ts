@@ -12,17 +12,26 @@ export function requireSameOrigin(req: Request, res: Response, next: NextFunctio
   const site = req.get("sec-fetch-site");
   if (site) {
     if (site === "same-origin" || site === "none") return next();
-    return refuse(res);
+    return refuse(req, res);
   }
   const origin = req.get("origin");
   if (origin) {
     if (origin === `${req.protocol}://${req.get("host")}`) return next();
-    return refuse(res);
+    return refuse(req, res);
   }
   if (!req.get("cookie")) return next();
-  refuse(res);
+  refuse(req, res);
 }
 
-function refuse(res: Response): void {
-  res.status(403).type("text/plain").send("Cross-site request refused.");
+function refuse(req: Request, res: Response): void {
+  const detail = "Cross-site request refused.";
+  res.status(403).set("Cache-Control", "no-store");
+  // The JSON API answers every error as RFC 9457 problem details, as its OpenAPI document says.
+  if (req.path.startsWith("/api/")) {
+    res
+      .type("application/problem+json")
+      .send(JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, detail }));
+  } else {
+    res.type("text/plain").send(detail);
+  }
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useLocation, useRouteLoaderData } from "react-router";
-import { accountToasts } from "#app/lib/messages.ts";
+import { toastTexts } from "#app/lib/messages.ts";
 import type { loader } from "#app/root.tsx";
 
 /** Spec: "You are signed in" / "You are signed out", hidden after 3000 ms. */
@@ -19,7 +19,7 @@ export function Toast() {
   const visible = kind !== null && hiddenOn !== key;
   return (
     <div className="toast-region" role="status" aria-live="polite">
-      {visible ? <p className="toast">{accountToasts[kind]}</p> : null}
+      {visible ? <p className="toast">{toastTexts[kind]}</p> : null}
     </div>
   );
 }

@@ -173,6 +173,7 @@ describeEachEngine("demo data generated twice", (database) => {
         state: "Ohio",
         city: "Columbus",
         website: "https://added-later.example",
+        website_key: "added-later.example",
         glassdoor_url: "https://reviews.example/added-later",
         industry: "Retail",
         created_on: "2026-01-01",

@@ -2,6 +2,7 @@ import type { Faker } from "@faker-js/faker";
 import type { Insertable, Kysely } from "kysely";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
+import { websiteKey } from "#app/lib/urls.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { syncIdSequence } from "./dialect.ts";
@@ -251,7 +252,9 @@ export async function generateDemoData(db: Kysely<Database>, options: DemoOption
         country,
         state: faker.location.state(),
         city: `${faker.location.city()}${faker.datatype.boolean(0.1) ? ` ${faker.helpers.arrayElement(citySuffixes)}` : ""}`,
-        website: `https://${slug(name)}.example`,
+        // The id keeps two demo companies of the same generated name distinct (name and website identify one).
+        website: `https://${slug(name)}-${id}.example/`,
+        website_key: websiteKey(`https://${slug(name)}-${id}.example/`),
         glassdoor_url: `https://reviews.example/${slug(name)}-${id}`,
         industry: faker.helpers.arrayElement(industries),
         recent_layoffs: faker.datatype.boolean(0.15) ? pastDay(faker) : null,

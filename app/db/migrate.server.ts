@@ -22,9 +22,21 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
     provider: { getMigrations: async () => migrations },
     migrationTableSchema: await currentSchema(db),
   });
-  const result = await migrator.migrateToLatest();
-  if (result.error) throw result.error;
-  return result;
+  for (let attempt = 1; ; attempt++) {
+    const result = await migrator.migrateToLatest();
+    if (!result.error) return result;
+    if (attempt < 5 && result.results === undefined && isSchemaDroppedMeanwhile(result.error)) continue;
+    throw result.error;
+  }
+}
+
+/**
+ * Before migrating, Kysely lists the tables of every schema (has_schema_privilege by name); when another schema
+ * is dropped during that query, PostgreSQL fails it with 3F000 "schema does not exist". Nothing has run then, so
+ * the migration is simply tried again.
+ */
+function isSchemaDroppedMeanwhile(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "3F000";
 }
 
 /**

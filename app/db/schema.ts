@@ -18,6 +18,8 @@ export type CompaniesTable = {
   city: string;
   website: string;
   glassdoor_url: string;
+  /** websiteKey(website): with folded_name, unique, so a company cannot be added twice. */
+  website_key: string;
   industry: string;
   /** YYYY-MM-DD, or null when no layoffs were reported. */
   recent_layoffs: string | null;

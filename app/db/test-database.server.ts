@@ -35,14 +35,39 @@ function withSearchPath(url: string, schema: string): string {
   return parsed.toString();
 }
 
-async function adminQuery(text: string): Promise<void> {
+async function onAdminConnection<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: testPostgresUrl() });
   await client.connect();
   try {
-    await client.query(text);
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+async function adminQuery(text: string): Promise<void> {
+  await onAdminConnection((client) => client.query(text));
+}
+
+/**
+ * Kysely's migrator lists the tables of every schema in the database, and PostgreSQL fails that query when another
+ * schema is dropped meanwhile. Suites run in parallel processes, so a migration holds this advisory lock shared and
+ * a drop holds it alone; each connection's end releases it.
+ */
+const schemaDropLock = 7_326_411;
+
+function whileNoSchemaIsDropped<T>(work: () => Promise<T>): Promise<T> {
+  return onAdminConnection(async (client) => {
+    await client.query("select pg_advisory_lock_shared($1)", [schemaDropLock]);
+    return work();
+  });
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  await onAdminConnection(async (client) => {
+    await client.query("select pg_advisory_lock($1)", [schemaDropLock]);
+    await client.query(`drop schema if exists ${schema} cascade`);
+  });
 }
 
 async function createPostgresDatabase(): Promise<TestDatabase> {
@@ -57,7 +82,7 @@ async function createPostgresDatabase(): Promise<TestDatabase> {
     schema,
     drop: async () => {
       await handle.close();
-      await adminQuery(`drop schema if exists ${schema} cascade`);
+      await dropSchema(schema);
     },
   };
 }
@@ -82,7 +107,8 @@ export async function createTestDatabase(engine: Engine, options: { migrate?: bo
   const database = engine === "postgres" ? await createPostgresDatabase() : createSqliteDatabase();
   if (options.migrate === false) return database;
   try {
-    await migrateToLatest(database.db);
+    const migrate = () => migrateToLatest(database.db);
+    await (engine === "postgres" ? whileNoSchemaIsDropped(migrate) : migrate());
   } catch (error) {
     await database.drop();
     throw error;

@@ -21,6 +21,8 @@ export async function insertCompany(db: Db, fields: Partial<NewCompany> & { name
       city: "Munich",
       website: "https://company.example",
       glassdoor_url: "https://reviews.example/company",
+      // Unique per row unless a test sets it: fixtures may repeat names and websites.
+      website_key: `company.example#${newReviewId()}`,
       industry: "Software",
       recent_layoffs: null,
       created_on: "2025-06-01",

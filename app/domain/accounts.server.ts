@@ -147,7 +147,10 @@ export async function sendVerificationEmail(auth: Auth, address: string): Promis
   await auth.api.sendVerificationEmail({ body: { email: address, callbackURL: "/account" } });
 }
 
-/** Changes the password and signs out every other session of the account. */
+/**
+ * Changes the password and signs out every other session of the account. better-auth re-issues this session too:
+ * forward the returned cookie or the user is signed out.
+ */
 export async function changePassword(
   auth: Auth,
   input: { currentPassword: string; newPassword: string },
@@ -238,10 +241,15 @@ export async function verifyBackupCode(auth: Auth, code: string, headers: Header
   }
 }
 
+/** Turns two-factor off. better-auth re-issues the session: forward the returned cookie or the user is signed out. */
 export async function disableTwoFactor(auth: Auth, password: string, headers: Headers): Promise<AccountResult> {
   try {
-    await auth.api.disableTwoFactor({ body: { password }, headers });
-    return { ok: true, headers: new Headers(), value: undefined };
+    const { headers: responseHeaders } = await auth.api.disableTwoFactor({
+      body: { password },
+      headers,
+      returnHeaders: true,
+    });
+    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
   } catch (error) {
     if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
     throw error;

@@ -90,8 +90,14 @@ export async function refreshTokenPair(
       return { ok: false, reason: "reused" } as const;
     }
     if (Number(row.expires_at) <= now) return { ok: false, reason: "expired" } as const;
-    const session = await trx.selectFrom("sessions").select("id").where("id", "=", row.session_id).executeTakeFirst();
+    const session = await trx
+      .selectFrom("sessions")
+      .select("expiresAt")
+      .where("id", "=", row.session_id)
+      .executeTakeFirst();
     if (!session) return { ok: false, reason: "unknown" } as const;
+    // Access tokens of an expired session never authenticate: refuse, rather than hand out a useless pair.
+    if (new Date(session.expiresAt).getTime() <= now) return { ok: false, reason: "expired" } as const;
     return { ok: true, pair: await issueTokenPair(trx, row.session_id, now) } as const;
   });
 }

@@ -12,6 +12,27 @@ export async function readBody<T extends z.ZodType>(
   schema: T,
   maxBytes = maxJsonBodyBytes,
 ): Promise<{ ok: true; data: z.infer<T> } | { ok: false; response: Response }> {
+  const raw = await readRawBody(request, maxBytes);
+  if (!raw.ok) return raw;
+  const parsed = schema.safeParse(raw.data);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => ({
+      field: issue.path.join(".") || "body",
+      message: issue.message,
+    }));
+    return {
+      ok: false,
+      response: problem(400, errors.map((error) => `${error.field}: ${error.message}`).join("; "), { errors }),
+    };
+  }
+  return { ok: true, data: parsed.data };
+}
+
+/** The body as sent (JSON value or form fields), after the type and size checks of readBody. */
+export async function readRawBody(
+  request: Request,
+  maxBytes = maxJsonBodyBytes,
+): Promise<{ ok: true; data: unknown } | { ok: false; response: Response }> {
   const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json" && type !== "application/x-www-form-urlencoded") {
     return {
@@ -21,10 +42,8 @@ export async function readBody<T extends z.ZodType>(
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) return { ok: false, response: problem(413, `The body may be at most ${maxBytes} bytes.`) };
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) {
-    return { ok: false, response: problem(413, `The body may be at most ${maxBytes} bytes.`) };
-  }
+  const text = await readText(request, maxBytes);
+  if (text === undefined) return { ok: false, response: problem(413, `The body may be at most ${maxBytes} bytes.`) };
   let raw: unknown;
   if (type === "application/json") {
     try {
@@ -40,16 +59,59 @@ export async function readBody<T extends z.ZodType>(
   } else {
     raw = Object.fromEntries(new URLSearchParams(text));
   }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({
-      field: issue.path.join(".") || "body",
-      message: issue.message,
-    }));
+  const nul = nulPath(raw);
+  if (nul !== undefined) {
+    const field = nul || "body";
     return {
       ok: false,
-      response: problem(400, errors.map((error) => `${error.field}: ${error.message}`).join("; "), { errors }),
+      response: problem(400, `${field}: must not contain NUL characters`, {
+        errors: [{ field, message: "must not contain NUL characters" }],
+      }),
     };
   }
-  return { ok: true, data: parsed.data };
+  return { ok: true, data: raw };
+}
+
+/**
+ * The body as text, read no further than `maxBytes` (a chunked body declares no length): undefined when larger.
+ * The rest is left unread, not buffered.
+ */
+async function readText(request: Request, maxBytes: number): Promise<string | undefined> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      reader.releaseLock();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/**
+ * Where a NUL character sits in a JSON value (a dotted path, "" for the value itself), or undefined. PostgreSQL
+ * refuses NUL in text, so a body carrying one would fail at the database: it is bad input instead.
+ * Iterative: 64 KiB of JSON can nest deeper than the call stack goes.
+ */
+function nulPath(root: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[root, ""]];
+  while (pending.length > 0) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return path;
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, entry] of Object.entries(value)) {
+        const child = path ? `${path}.${key}` : key;
+        if (key.includes("\u0000")) return child;
+        pending.push([entry, child]);
+      }
+    }
+  }
+  return undefined;
 }

@@ -33,7 +33,7 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
     basePath: "/api/auth",
     secret,
     telemetry: { enabled: false },
-    database: { db, type: engine, casing: "snake", transaction: true },
+    database: { db, type: engine, transaction: true },
     user: {
       modelName: "users",
       deleteUser: { enabled: true },

@@ -6,7 +6,16 @@ export function encodeCursor(key: ReadonlyArray<string | number>): string {
 }
 
 const cursorSchema = z
-  .array(z.union([z.string().max(500), z.number()]))
+  // No NUL: PostgreSQL refuses it in text, and no cursor of ours carries one.
+  .array(
+    z.union([
+      z
+        .string()
+        .max(500)
+        .refine((key) => !key.includes("\u0000")),
+      z.number(),
+    ]),
+  )
   .min(1)
   .max(4);
 

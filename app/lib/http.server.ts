@@ -3,7 +3,12 @@ import type { z } from "zod";
 import { consume, type RateLimitName, RateLimitedError } from "./rate-limit.server.ts";
 
 /** What a form action answers on bad input: a message for the form and one per field, as in the spec's message box. */
-export type FormFailure = { formError?: string; fieldErrors?: Record<string, string> };
+export type FormFailure = {
+  formError?: string;
+  fieldErrors?: Record<string, string>;
+  /** What was submitted, to fill the form again. */
+  values?: Record<string, unknown>;
+};
 
 export function formFailure(failure: FormFailure, status = 400, headers?: HeadersInit) {
   return data(failure, { status, headers });
@@ -17,6 +22,17 @@ export function fieldErrorsOf(error: z.ZodError): Record<string, string> {
     errors[field] ??= issue.message;
   }
   return errors;
+}
+
+/**
+ * For a route's `headers` export: the page answering a refused action carries its Retry-After. React Router forwards
+ * only the cookies of an action's headers unless the route says which others to send.
+ */
+export function retryAfterOf(actionHeaders: Headers): Headers {
+  const headers = new Headers();
+  const retryAfter = actionHeaders.get("Retry-After");
+  if (retryAfter) headers.set("Retry-After", retryAfter);
+  return headers;
 }
 
 /** Counts an attempt; once the limit is spent, answers 429 with Retry-After instead of running the action. */

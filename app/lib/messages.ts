@@ -24,8 +24,41 @@ export const messages = {
   demoData: "Demo data",
 } as const;
 
-/** Toasts after signing in or out (spec section 2), shown for 3 seconds. */
-export const accountToasts = {
+/** Adding companies, managers and reviews (spec sections 5 and 8). */
+export const contributionMessages = {
+  rateEvery: "Choose a rating from 1 (Awful) to 5 (Awesome).",
+  answer: "Answer Yes or No.",
+  chooseTags: "Choose at least one tag and at most 5.",
+  unknownTag: "Choose tags from the list.",
+  textTooShort: "Write more than 5 characters.",
+  textTooLong: "Write at most 5000 characters.",
+  required: "Fill in this field.",
+  tooLong: "This is too long.",
+  singleLine: "Keep this on one line.",
+  country: "Choose a country from the list.",
+  website: "Enter a web address such as acme.com or https://www.acme.com (http or https only).",
+  linkedin: "Enter a LinkedIn profile address such as linkedin.com/in/jane-doe.",
+  layoffsDate: "Enter the layoffs date as a day, no later than today.",
+  companyIdRequired: "Company ID is required to add a rating",
+  managerIdRequired: "Manager ID is required to add a rating",
+  payloadNulls: "Payload contains null or undefined values.",
+  companyExists: "This company already exists.",
+  directReports: "Manager has to have direct reports!",
+  mustSignIn: "You must be logged in to submit a review.",
+  alreadyReviewed: "You have already reviewed this manager.",
+  noCompany: "Choose a company from the suggestions, or add a new one.",
+  somethingWrong: "Something went wrong, please try again",
+  network: "Check your network connection",
+} as const;
+
+/** Toasts after a redirect (spec sections 2 and 8), shown for 3 seconds. */
+export const toastTexts = {
   "signed-in": "You are signed in",
   "signed-out": "You are signed out",
+  "company-added": "Company added successfully!",
+  "company-reviewed": "Thank you for your submission!",
+  "manager-reviewed": "Manager Review added successfully!",
 } as const;
+
+/** @deprecated Use toastTexts. */
+export const accountToasts = toastTexts;

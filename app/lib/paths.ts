@@ -40,4 +40,6 @@ export const paths = {
   guidelines: () => "/guidelines",
   privacy: () => "/privacy",
   feedback: () => "/feedback",
+  apiSearch: (kind: SearchKind, country: string, q: string) =>
+    withQuery(kind === "manager" ? "/api/v1/managers" : "/api/v1/companies", { country, q }),
 } as const;

@@ -59,3 +59,34 @@ export async function consume(name: RateLimitName, key: string): Promise<void> {
 export async function reset(name: RateLimitName, key: string): Promise<void> {
   await limiter(name).delete(key);
 }
+
+export const apiRateLimits = {
+  apiRead: { points: 600, duration: 60 },
+  apiWrite: { points: 60, duration: 60 * 60 },
+} as const;
+
+const apiLimiters = new Map<keyof typeof apiRateLimits, RateLimiterMemory>();
+
+export type RateLimitState = { limit: number; remaining: number; resetSeconds: number };
+
+/**
+ * Counts one API request and returns the state for the RateLimit headers; throws RateLimitedError once spent.
+ */
+export async function consumeApi(name: keyof typeof apiRateLimits, key: string): Promise<RateLimitState> {
+  let limiter = apiLimiters.get(name);
+  if (!limiter) {
+    limiter = new RateLimiterMemory({ keyPrefix: name, ...apiRateLimits[name] });
+    apiLimiters.set(name, limiter);
+  }
+  try {
+    const state = await limiter.consume(key);
+    return {
+      limit: apiRateLimits[name].points,
+      remaining: state.remainingPoints,
+      resetSeconds: Math.ceil(state.msBeforeNext / 1000),
+    };
+  } catch (error) {
+    if (error instanceof RateLimiterRes) throw new RateLimitedError(Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
+    throw error;
+  }
+}

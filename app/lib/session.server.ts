@@ -1,7 +1,7 @@
 import { createContext, redirect, type RouterContextProvider } from "react-router";
 import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
 import { auth } from "./auth.server.ts";
-import { accountToasts } from "./messages.ts";
+import { toastTexts } from "./messages.ts";
 import { paths } from "./paths.ts";
 
 /** The signed-in account of this request, or null; set once per request by the root middleware. */
@@ -41,8 +41,8 @@ export function safeRedirectTarget(target: FormDataEntryValue | string | null | 
 
 // Toasts survive the redirect after a form in a short-lived cookie, read once by the next page.
 const toastCookie = "candor_toast";
-export type ToastKind = keyof typeof accountToasts;
-const toastKinds = Object.keys(accountToasts);
+export type ToastKind = keyof typeof toastTexts;
+const toastKinds = Object.keys(toastTexts);
 
 export function setToast(headers: Headers, kind: ToastKind): Headers {
   headers.append("Set-Cookie", `${toastCookie}=${kind}; Path=/; Max-Age=60; HttpOnly; SameSite=Lax`);

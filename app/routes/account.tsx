@@ -17,7 +17,7 @@ import {
 } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, rateLimitOrNull } from "#app/lib/http.server.ts";
+import { field, fieldErrorsOf, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAccount, setToast } from "#app/lib/session.server.ts";
@@ -25,6 +25,11 @@ import { requireAccount, setToast } from "#app/lib/session.server.ts";
 export function loader({ context, request }: Route.LoaderArgs) {
   const account = requireAccount(context, request);
   return { email: account.email, emailVerified: account.emailVerified, twoFactorEnabled: account.twoFactorEnabled };
+}
+
+/** A refused attempt (429) tells the client when to try again. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
 }
 
 type Intent =
@@ -44,8 +49,8 @@ type Outcome = {
   setup?: { qrCode: string; secret: string; backupCodes: string[] };
 };
 
-function outcome(value: Outcome, status = 200) {
-  return data(value, { status });
+function outcome(value: Outcome, status = 200, headers?: HeadersInit) {
+  return data(value, { status, headers });
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
@@ -56,7 +61,13 @@ export async function action({ context, request }: Route.ActionArgs) {
   switch (intent) {
     case "resend-verification": {
       const limited = await rateLimitOrNull("verificationMail", context.get(clientContext).ipKey);
-      if (limited) return outcome({ intent, formError: "Too many e-mails asked for. Try again later." }, 429);
+      if (limited) {
+        return outcome(
+          { intent, formError: "Too many e-mails asked for. Try again later." },
+          429,
+          limited.init?.headers,
+        );
+      }
       await sendVerificationEmail(auth(), account.email);
       return outcome({ intent, success: accountMessages.verificationSent });
     }
@@ -68,7 +79,8 @@ export async function action({ context, request }: Route.ActionArgs) {
       if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
       const result = await changePassword(auth(), parsed.data, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { currentPassword: result.message } }, result.status);
-      return outcome({ intent, success: accountMessages.passwordChanged });
+      // better-auth re-issues this session's cookie: without it, this browser would be signed out too.
+      return outcome({ intent, success: accountMessages.passwordChanged }, 200, result.headers);
     }
     case "enable-2fa": {
       const parsed = passwordSchema.safeParse({ password: field(form, "password") });
@@ -97,7 +109,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
       const result = await disableTwoFactor(auth(), parsed.data.password, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
-      return outcome({ intent, success: accountMessages.twoFactorDisabled });
+      return outcome({ intent, success: accountMessages.twoFactorDisabled }, 200, result.headers);
     }
     case "sign-out-everywhere": {
       const cleared = await signOutEverywhere(auth(), headers);
@@ -136,6 +148,7 @@ export default function AccountPage({ loaderData, actionData }: Route.ComponentP
   const busy = navigation.state === "submitting";
   const result = (intent: Intent) => (actionData?.intent === intent ? actionData : undefined);
   const setup = result("enable-2fa")?.setup;
+  const confirmError = result("delete-account")?.fieldErrors?.confirm;
   return (
     <div className="page narrow">
       <title>{`Your account · ${messages.siteName}`}</title>
@@ -256,12 +269,22 @@ export default function AccountPage({ loaderData, actionData }: Route.ComponentP
             required
             error={result("delete-account")?.fieldErrors?.password}
           />
-          <div className={result("delete-account")?.fieldErrors?.confirm ? "field invalid" : "field"}>
+          <div className={confirmError ? "field invalid" : "field"}>
             <label className="checkbox">
-              <input type="checkbox" name="confirm" value="yes" required /> I understand that this cannot be undone
+              <input
+                type="checkbox"
+                name="confirm"
+                value="yes"
+                required
+                aria-invalid={confirmError ? true : undefined}
+                aria-describedby={confirmError ? "delete-confirm-error" : undefined}
+              />{" "}
+              I understand that this cannot be undone
             </label>
-            {result("delete-account")?.fieldErrors?.confirm ? (
-              <p className="field-error">{result("delete-account")?.fieldErrors?.confirm}</p>
+            {confirmError ? (
+              <p id="delete-confirm-error" className="field-error">
+                {confirmError}
+              </p>
             ) : null}
           </div>
           <button type="submit" className="button button-danger" disabled={busy}>

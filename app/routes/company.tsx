@@ -1,3 +1,4 @@
+import { CompanyNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/company.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
@@ -27,15 +28,7 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
   const { company, reviews } = loaderData;
   const signedIn = useSignedIn();
   if (!company || !reviews) {
-    return (
-      <section className="page narrow">
-        <title>{`${messages.noCompanyFound} · ${messages.siteName}`}</title>
-        <h1>{messages.noCompanyFound}</h1>
-        <p>
-          <Link to={paths.search()}>{messages.searchAgain}</Link>
-        </p>
-      </section>
-    );
+    return <CompanyNotFound />;
   }
   const place = [company.city, company.state, company.countryName].filter(Boolean).join(", ");
   return (

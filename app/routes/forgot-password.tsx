@@ -4,10 +4,15 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, emailSchema, requestPasswordReset } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/lib/http.server.ts";
+import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
+
+/** A refused attempt (429) tells the client when to try again. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
+}
 
 export async function action({ context, request }: Route.ActionArgs) {
   const form = await request.formData();

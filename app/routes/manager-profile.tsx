@@ -1,3 +1,4 @@
+import { ManagerNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-profile.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
@@ -29,16 +30,7 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
   const { manager, reviews } = loaderData;
   const signedIn = useSignedIn();
   if (!manager || !reviews) {
-    return (
-      <section className="page narrow">
-        <title>{`${messages.noManagerProfileFound} · ${messages.siteName}`}</title>
-        <h1>{messages.noManagerProfileFound}</h1>
-        <p>{messages.noManagerDataFound}</p>
-        <p>
-          <Link to={paths.search({ kind: "manager" })}>{messages.searchAgain}</Link>
-        </p>
-      </section>
-    );
+    return <ManagerNotFound />;
   }
   const name = `${manager.firstName} ${manager.lastName}`;
   const place = [manager.city, manager.state].filter(Boolean).join(", ");

@@ -1,3 +1,4 @@
+import { CompanyNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/managers.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
@@ -25,15 +26,7 @@ export default function ManagersPage({ loaderData }: Route.ComponentProps) {
   const { company, managers } = loaderData;
   const signedIn = useSignedIn();
   if (!company || !managers) {
-    return (
-      <section className="page narrow">
-        <title>{`${messages.noCompanyFound} · ${messages.siteName}`}</title>
-        <h1>{messages.noCompanyFound}</h1>
-        <p>
-          <Link to={paths.search()}>{messages.searchAgain}</Link>
-        </p>
-      </section>
-    );
+    return <CompanyNotFound />;
   }
   return (
     <section className="page">

@@ -9,7 +9,7 @@ import { searchCompanies } from "#app/domain/companies.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
 import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
 import { plural } from "#app/lib/format.ts";
-import { messages } from "#app/lib/messages.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { useSignedIn } from "#app/lib/use-signed-in.ts";
@@ -65,6 +65,45 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
     }, delay);
   }
   useEffect(() => () => clearTimeout(timer.current), []);
+
+  // Typing searches through the public JSON API, as any client would; the URL follows without a navigation.
+  const [live, setLive] = useState<LiveSearch | null>(null);
+  const request = useRef<AbortController>(undefined);
+  function searchAsYouType(term: string) {
+    clearTimeout(timer.current);
+    request.current?.abort();
+    timer.current = setTimeout(() => void runLiveSearch(term), 250);
+  }
+  async function runLiveSearch(term: string) {
+    const url = paths.search({ kind, country, q: term });
+    window.history.replaceState(window.history.state, "", url);
+    if (!term.trim()) {
+      setLive({ kind, country, q: term, results: null, error: null });
+      return;
+    }
+    const controller = new AbortController();
+    request.current = controller;
+    try {
+      const response = await fetch(paths.apiSearch(kind, country, term), { signal: controller.signal });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const page = (await response.json()) as CompanyPage & ManagerPage;
+      setLive({ kind, country, q: term, results: kind === "manager" ? { kind, page } : { kind, page }, error: null });
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      const offline = error instanceof TypeError;
+      setLive({
+        kind,
+        country,
+        q: term,
+        results: null,
+        error: offline ? contributionMessages.network : contributionMessages.somethingWrong,
+      });
+    }
+  }
+  // Live results stand until the loader brings newer ones (another country or kind, or a reload).
+  const current = live && live.kind === kind && live.country === country ? live : null;
+  const shown = current ? current.results : results;
+  const shownQ = current ? current.q : q;
 
   const searching = navigation.state === "loading" && navigation.location?.pathname === "/search";
   const noun = kind === "manager" ? "manager" : "company";
@@ -141,7 +180,9 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
               autoComplete="off"
               maxLength={100}
               disabled={hydrated && !chosenCountry}
-              onChange={() => submitSoon(250)}
+              onChange={(event) =>
+                chosenCountry === country && country ? searchAsYouType(event.currentTarget.value) : submitSoon(250)
+              }
             />
             <button type="submit" className="button">
               Search
@@ -175,10 +216,11 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
             Results
           </h2>
           {!country ? <p className="hint">Choose a country to start searching.</p> : null}
-          {results === null ? null : results.kind === "company" ? (
-            <CompanyResults results={results.page} q={q} country={country} />
+          {current?.error ? <p role="alert">{current.error}</p> : null}
+          {shown === null ? null : shown.kind === "company" ? (
+            <CompanyResults results={shown.page} q={shownQ} country={country} />
           ) : (
-            <ManagerResults results={results.page} q={q} country={country} />
+            <ManagerResults results={shown.page} q={shownQ} country={country} />
           )}
         </section>
         <AboutText />
@@ -187,6 +229,14 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
     </div>
   );
 }
+
+type LiveSearch = {
+  kind: SearchKind;
+  country: string;
+  q: string;
+  results: { kind: "company"; page: CompanyPage } | { kind: "manager"; page: ManagerPage } | null;
+  error: string | null;
+};
 
 type CompanyPage = Awaited<ReturnType<typeof searchCompanies>>;
 type ManagerPage = Awaited<ReturnType<typeof searchManagers>>;

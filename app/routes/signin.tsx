@@ -5,7 +5,7 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, signIn, signInSchema } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
-import { field, formFailure, rateLimitOrNull } from "#app/lib/http.server.ts";
+import { field, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
@@ -20,6 +20,11 @@ export function loader({ context, request }: Route.LoaderArgs) {
     redirectTo: safeRedirectTarget(url.searchParams.get("redirectTo"), ""),
     passwordReset: url.searchParams.get("reset") === "done",
   };
+}
+
+/** A refused attempt (429) tells the client when to try again. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
 }
 
 export async function action({ context, request }: Route.ActionArgs) {

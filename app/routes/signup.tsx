@@ -5,7 +5,7 @@ import { signUp, signUpSchema } from "#app/domain/accounts.server.ts";
 import { minPasswordLength } from "#app/domain/password-policy.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/lib/http.server.ts";
+import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
@@ -16,6 +16,11 @@ export function loader({ context, request }: Route.LoaderArgs) {
     redirectTo: safeRedirectTarget(new URL(request.url).searchParams.get("redirectTo"), ""),
     minPasswordLength,
   };
+}
+
+/** A refused attempt (429) tells the client when to try again. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
 }
 
 export async function action({ context, request }: Route.ActionArgs) {

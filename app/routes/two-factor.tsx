@@ -4,7 +4,7 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, codeSchema, verifyBackupCode, verifyTotp } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { field, formFailure, rateLimitOrNull } from "#app/lib/http.server.ts";
+import { field, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
@@ -13,6 +13,11 @@ import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);
   return { redirectTo: safeRedirectTarget(new URL(request.url).searchParams.get("redirectTo"), "") };
+}
+
+/** A refused attempt (429) tells the client when to try again. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
 }
 
 export async function action({ context, request }: Route.ActionArgs) {

@@ -33,6 +33,15 @@ function isoDate(name: string) {
   return sql`${sql.ref(name)} like '____-__-__'`;
 }
 
+/**
+ * On SQLite, a table without an integer primary key still numbers its rows in insertion order (the rowid). Review
+ * and receipt rows must not record the order they were written in (decision 0004), so they are WITHOUT ROWID and
+ * stored in the order of their random keys.
+ */
+function withoutRowId(db: Kysely<any>, table: CreateTableBuilder<any, any>) {
+  return isPostgres(db) ? table : table.modifyEnd(sql`without rowid`);
+}
+
 function reviewBody(db: Kysely<any>, table: CreateTableBuilder<any, any>) {
   return table
     .addColumn("review_text", "text", (col) =>
@@ -53,6 +62,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("city", "text", (col) => col.notNull())
     .addColumn("website", "text", (col) => col.notNull())
     .addColumn("glassdoor_url", "text", (col) => col.notNull())
+    // Host and path of the website, folded: with folded_name, what makes two companies the same.
+    .addColumn("website_key", "text", (col) => col.notNull())
     .addColumn("industry", "text", (col) => col.notNull())
     .addColumn("recent_layoffs", "text", (col) => col.check(isoDate("recent_layoffs")))
     .addColumn("is_demo", "integer", (col) =>
@@ -80,7 +91,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("company_id", "integer", (col) => col.notNull().references("companies.id").onDelete("cascade"));
   for (const criterion of companyCriteria) companyReviews = rating(companyReviews, criterion);
   for (const question of companyYesNo) companyReviews = yesNo(companyReviews, question);
-  await reviewBody(db, companyReviews).execute();
+  await withoutRowId(db, reviewBody(db, companyReviews)).execute();
 
   let managers = withId(db, db.schema.createTable("managers"))
     .addColumn("first_name", "text", (col) => col.notNull().check(sql`length(first_name) between 1 and 100`))
@@ -117,11 +128,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("manager_id", "integer", (col) => col.notNull().references("managers.id").onDelete("cascade"));
   for (const criterion of managerCriteria) managerReviews = rating(managerReviews, criterion);
   for (const question of managerYesNo) managerReviews = yesNo(managerReviews, question);
-  await reviewBody(db, managerReviews).execute();
+  await withoutRowId(db, reviewBody(db, managerReviews)).execute();
 
+  await withoutRowId(
+    db,
+    db.schema.createTable("review_receipts").addColumn("receipt", "text", (col) => col.primaryKey()),
+  ).execute();
   await db.schema
-    .createTable("review_receipts")
-    .addColumn("receipt", "text", (col) => col.primaryKey())
+    .createIndex("companies_identity")
+    .on("companies")
+    .columns(["folded_name", "website_key"])
+    .unique()
     .execute();
 
   // Search: country equality, then a substring match on the folded name, ordered by name.

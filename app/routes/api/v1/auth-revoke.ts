@@ -11,8 +11,9 @@ export function loader() {
 
 /** POST /api/v1/auth/revoke: signs an API client out, ending the refresh token's whole family. */
 export async function action({ request }: Route.ActionArgs) {
+  if (request.method !== "POST") return problem(405, "Use POST.", {}, { headers: { Allow: "POST" } });
   const body = await readBody(request, z.object({ refresh_token: z.string().min(1).max(200) }));
   if (!body.ok) return body.response;
   await revokeTokenFamily(database().db, body.data.refresh_token);
-  return new Response(null, { status: 204 });
+  return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
 }

@@ -1,0 +1,67 @@
+import { scaleLabels } from "#app/lib/ratings.ts";
+
+type FieldError = { error?: string | undefined };
+
+function ErrorText({ id, error }: { id: string; error?: string | undefined }) {
+  return error ? (
+    <p id={id} className="field-error">
+      {error}
+    </p>
+  ) : null;
+}
+
+/** One criterion on the 1–5 scale, each value named (Awful, Ok, Good, Great, Awesome). */
+export function RatingInput({
+  name,
+  label,
+  defaultValue,
+  error,
+}: { name: string; label: string; defaultValue?: string | undefined } & FieldError) {
+  const errorId = `${name}-error`;
+  return (
+    <fieldset
+      className={error ? "rating-input invalid" : "rating-input"}
+      aria-describedby={error ? errorId : undefined}
+    >
+      <legend>{label}</legend>
+      <div className="rating-options">
+        {scaleLabels.map((scaleLabel, index) => {
+          const value = String(index + 1);
+          return (
+            <label key={value} className="rating-option">
+              <input type="radio" name={name} value={value} defaultChecked={defaultValue === value} required />
+              <span>
+                <strong>{value}</strong> {scaleLabel}
+              </span>
+            </label>
+          );
+        })}
+      </div>
+      <ErrorText id={errorId} error={error} />
+    </fieldset>
+  );
+}
+
+/** A Yes/No question as two cards; choosing one deselects the other (the spec's toggling cards). */
+export function YesNoCards({
+  name,
+  question,
+  defaultValue,
+  error,
+}: { name: string; question: string; defaultValue?: string | undefined } & FieldError) {
+  const errorId = `${name}-error`;
+  return (
+    <fieldset className={error ? "yes-no invalid" : "yes-no"} aria-describedby={error ? errorId : undefined}>
+      <legend>{question}</legend>
+      <div className="yes-no-options">
+        {(["Yes", "No"] as const).map((answer) => (
+          <label key={answer} className="yes-no-card">
+            <input type="radio" name={name} value={answer} defaultChecked={defaultValue === answer} required />
+            <span>{answer}</span>
+          </label>
+        ))}
+      </div>
+      <ErrorText id={errorId} error={error} />
+    </fieldset>
+  );
+}

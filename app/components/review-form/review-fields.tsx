@@ -1,0 +1,126 @@
+import {
+  companyCriteria,
+  companyYesNo,
+  criterionLabels,
+  managerCriteria,
+  managerYesNo,
+  yesNoQuestions,
+} from "#app/lib/ratings.ts";
+import { companyTags, managerTags } from "#app/lib/tags.ts";
+import { RatingInput, YesNoCards } from "./choice-fields.tsx";
+import { ReviewText } from "./review-text.tsx";
+import { TagPicker } from "./tag-picker.tsx";
+
+/** Values to show again after a refused submission, and the message of each refused field. */
+export type FormState = {
+  values?: Record<string, unknown> | undefined;
+  fieldErrors?: Record<string, string> | undefined;
+};
+
+function text(values: FormState["values"], key: string): string | undefined {
+  const value = values?.[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+function chosenTags(values: FormState["values"]): string[] {
+  const tags = values?.tags;
+  return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === "string") : [];
+}
+
+type ReviewFieldsProps<C extends keyof typeof criterionLabels, Q extends keyof typeof yesNoQuestions> = {
+  state: FormState;
+  legend: string;
+  criteria: readonly C[];
+  questions: readonly Q[];
+  tags: readonly string[];
+  children?: React.ReactNode;
+};
+
+/** The review part of a form: ratings on the 1–5 scale, yes/no questions, tags and text (spec section 2). */
+function ReviewFields<C extends keyof typeof criterionLabels, Q extends keyof typeof yesNoQuestions>({
+  state,
+  legend,
+  criteria,
+  questions,
+  tags,
+  children,
+}: ReviewFieldsProps<C, Q>) {
+  const { values, fieldErrors: errors } = state;
+  return (
+    <>
+      <fieldset className="criteria-group">
+        <legend>{legend}</legend>
+        <div className="criteria-grid">
+          {criteria.map((criterion) => (
+            <RatingInput
+              key={criterion}
+              name={criterion}
+              label={criterionLabels[criterion]}
+              defaultValue={text(values, criterion)}
+              error={errors?.[criterion]}
+            />
+          ))}
+        </div>
+      </fieldset>
+      <div className="yes-no-grid">
+        {questions.map((question) => (
+          <YesNoCards
+            key={question}
+            name={question}
+            question={yesNoQuestions[question]}
+            defaultValue={text(values, question)}
+            error={errors?.[question]}
+          />
+        ))}
+      </div>
+      <TagPicker tags={tags} defaultValue={chosenTags(values)} error={errors?.tags} />
+      <ReviewText label="Your review" defaultValue={text(values, "review_text")} error={errors?.review_text} />
+      {children}
+    </>
+  );
+}
+
+export function CompanyReviewFields({ state }: { state: FormState }) {
+  const { values, fieldErrors: errors } = state;
+  return (
+    <ReviewFields
+      state={state}
+      legend="Rate the company"
+      criteria={companyCriteria}
+      questions={companyYesNo}
+      tags={companyTags}
+    >
+      <div className={errors?.recent_layoffs ? "field invalid" : "field"}>
+        <label htmlFor="recent_layoffs">Recent layoffs (optional)</label>
+        <p id="recent_layoffs-hint" className="hint">
+          The day of the latest layoffs you know of. Leave empty if there were none.
+        </p>
+        <input
+          id="recent_layoffs"
+          name="recent_layoffs"
+          type="date"
+          defaultValue={text(values, "recent_layoffs")}
+          aria-describedby={`recent_layoffs-hint${errors?.recent_layoffs ? " recent_layoffs-error" : ""}`}
+          aria-invalid={errors?.recent_layoffs ? true : undefined}
+        />
+        {errors?.recent_layoffs ? (
+          <p id="recent_layoffs-error" className="field-error">
+            {errors.recent_layoffs}
+          </p>
+        ) : null}
+      </div>
+    </ReviewFields>
+  );
+}
+
+export function ManagerReviewFields({ state }: { state: FormState }) {
+  return (
+    <ReviewFields
+      state={state}
+      legend="Rate the manager"
+      criteria={managerCriteria}
+      questions={managerYesNo}
+      tags={managerTags}
+    />
+  );
+}

@@ -1,0 +1,53 @@
+import { useState } from "react";
+import { guidelineViolation } from "#app/lib/guidelines.ts";
+
+export const maxReviewLength = 5000;
+
+/** The review text with the number of characters left (spec: at most 5000). */
+export function ReviewText({
+  label,
+  defaultValue = "",
+  error,
+}: {
+  label: string;
+  defaultValue?: string | undefined;
+  error?: string | undefined;
+}) {
+  const [length, setLength] = useState(defaultValue.length);
+  // The guidelines a machine can check, said while typing; the server refuses the same.
+  const [warning, setWarning] = useState<string | undefined>(undefined);
+  return (
+    <div className={error ? "field invalid" : "field"}>
+      <label htmlFor="review_text">{label}</label>
+      <p id="review_text-hint" className="hint">
+        Describe what you saw and how it affected your work. No names, links, e-mail addresses or phone numbers.
+      </p>
+      <textarea
+        id="review_text"
+        name="review_text"
+        rows={8}
+        maxLength={maxReviewLength}
+        minLength={6}
+        required
+        defaultValue={defaultValue}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={`review_text-hint review_text-count${error ? " review_text-error" : ""}`}
+        onChange={(event) => {
+          setLength(event.currentTarget.value.length);
+          setWarning(guidelineViolation(event.currentTarget.value));
+        }}
+      />
+      <p id="review_text-count" className="hint counter" aria-live="polite">
+        {(maxReviewLength - length).toLocaleString("en")} characters left
+      </p>
+      {error ? (
+        <p id="review_text-error" className="field-error">
+          {error}
+        </p>
+      ) : null}
+      <p className="field-warning" role="status">
+        {warning && warning !== error ? warning : null}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,222 @@
+import { createHash } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import { afterAll, expect, it, vi } from "vitest";
+import type { Engine } from "#app/db/connection.server.ts";
+import type { Database } from "#app/db/schema.ts";
+import { describeEachEngine } from "#app/db/test-database.server.ts";
+import { today } from "#app/lib/ids.server.ts";
+import {
+  addCompany,
+  addManager,
+  type Author,
+  managerReviewReceipt,
+  recordCompanyReview,
+  recordManagerReview,
+} from "./contributions.server.ts";
+import { createTestAuth, signUpAccount, testAuthSecret } from "./test-accounts.server.ts";
+import { company, companyReview, manager, managerReview } from "./test-contributions.server.ts";
+
+const outbox = await vi.hoisted(() => import("#app/lib/test-outbox.server.ts"));
+afterAll(outbox.removeOutbox);
+
+/**
+ * DESIGN.md section 4: after known users post reviews, nothing in the database links a review to its author.
+ * The test reads every table of the database, as an operator with full access could.
+ */
+
+type Db = Kysely<Database>;
+type Row = Record<string, unknown>;
+
+const reviewTables = ["company_reviews", "manager_reviews", "review_receipts"];
+const contentTables = [...reviewTables, "companies", "managers", "manager_companies"];
+// Where accounts live: these hold user ids and e-mails by necessity, and must hold no review id.
+const accountTables = ["users", "sessions", "accounts", "verifications", "two_factors", "api_tokens"];
+
+async function tableNames(db: Db, engine: Engine): Promise<string[]> {
+  const query =
+    engine === "sqlite"
+      ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
+      : sql<{ name: string }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = current_schema() and c.relkind = 'r'`;
+  return (await query.execute(db)).rows.map((row) => row.name).sort();
+}
+
+async function columnNames(db: Db, engine: Engine, table: string): Promise<string[]> {
+  const query =
+    engine === "sqlite"
+      ? sql<{ name: string }>`select name from pragma_table_info(${table})`
+      : sql<{ name: string }>`select a.attname as name from pg_attribute a
+          join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = current_schema() and c.relname = ${table} and a.attnum > 0 and not a.attisdropped`;
+  return (await query.execute(db)).rows.map((row) => row.name);
+}
+
+function text(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (Buffer.isBuffer(value)) return `${value.toString("hex")} ${value.toString("utf8")}`;
+  return String(value);
+}
+
+/** Every row of every table, each value as text. */
+async function dump(db: Db, engine: Engine): Promise<Map<string, Record<string, string>[]>> {
+  const tables = new Map<string, Record<string, string>[]>();
+  for (const name of await tableNames(db, engine)) {
+    const { rows } = await sql<Row>`select * from ${sql.table(name)}`.execute(db);
+    tables.set(
+      name,
+      rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, text(value)]))),
+    );
+  }
+  return tables;
+}
+
+const reviewIds = async (db: Db) => [
+  ...(await db.selectFrom("company_reviews").select("id").execute()).map((row) => row.id),
+  ...(await db.selectFrom("manager_reviews").select("id").execute()).map((row) => row.id),
+];
+
+/** Three people sign up and review two companies and two managers; returns them and the review ids in order. */
+async function postReviews(db: Db, auth: ReturnType<typeof createTestAuth>) {
+  const people = [];
+  for (const name of ["alice", "bob", "carol"]) {
+    const account = await signUpAccount(auth, `${name}.${name}@candor-people.example`);
+    people.push({ ...account, author: { userId: account.userId, secret: testAuthSecret } satisfies Author });
+  }
+  const [alice, bob, carol] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]];
+  const written: string[] = [];
+  const write = async <T>(action: () => Promise<T>): Promise<T> => {
+    const before = new Set(await reviewIds(db));
+    const result = await action();
+    written.push(...(await reviewIds(db)).filter((id) => !before.has(id)));
+    return result;
+  };
+
+  const acme = await write(() => addCompany(db, company(), companyReview()));
+  await write(() => recordCompanyReview(db, acme, companyReview({ recent_layoffs: "2024-03-01" })));
+  await write(() => recordCompanyReview(db, acme, companyReview({ has_oncall: "No" })));
+  const jane = await write(() =>
+    addManager(db, alice.author, { company: { id: acme }, manager: manager(), review: managerReview() }),
+  );
+  await write(() => recordManagerReview(db, bob.author, jane, managerReview()));
+  await write(() => recordManagerReview(db, carol.author, jane, managerReview({ trust: "1" })));
+  const max = await write(() =>
+    addManager(db, bob.author, {
+      company: { company: company({ name: "Globex", website: "globex.example.com" }) },
+      manager: manager({ first_name: "Max", last_name: "Mustermann", linkedin_url: "linkedin.com/in/max" }),
+      review: managerReview(),
+    }),
+  );
+  await write(() => recordManagerReview(db, alice.author, max, managerReview()));
+  await write(() => recordManagerReview(db, carol.author, max, managerReview({ vision: "2" })));
+  const globex = (await db.selectFrom("companies").select("id").where("name", "=", "Globex").executeTakeFirstOrThrow())
+    .id;
+  for (let i = 0; i < 3; i++) await write(() => recordCompanyReview(db, globex, companyReview({ growth: "2" })));
+  return { people, managers: [jane, max], written };
+}
+
+describeEachEngine("anonymity of reviews", (database, engine) => {
+  it("leaves no user id or e-mail next to reviews, companies or managers, and no review id next to accounts", async () => {
+    const { db } = database();
+    const { people, written } = await postReviews(db, createTestAuth(database()));
+    const tables = await dump(db, engine);
+
+    expect([...tables.keys()]).toEqual(expect.arrayContaining([...contentTables, ...accountTables]));
+    expect(tables.get("users")).toHaveLength(3);
+    for (const table of reviewTables) expect(tables.get(table), table).toHaveLength(6);
+    // The search below does find an id where one is: the sessions name their user.
+    expect(JSON.stringify(tables.get("sessions"))).toContain(people[0]!.userId);
+    expect(written).toHaveLength(12);
+    const secrets = people.flatMap((person) => [person.userId, person.email.toLowerCase()]);
+    for (const [table, rows] of tables) {
+      const values = rows.flatMap((row) => Object.entries(row).map(([column, value]) => [column, value] as const));
+      if (!accountTables.includes(table)) {
+        for (const [column, value] of values) {
+          for (const secret of secrets) expect(value.toLowerCase(), `${table}.${column}`).not.toContain(secret);
+        }
+      }
+      if (!["company_reviews", "manager_reviews"].includes(table)) {
+        for (const [column, value] of values) {
+          for (const id of written) expect(value, `${table}.${column}`).not.toContain(id);
+        }
+      }
+    }
+  });
+
+  it("gives review tables no column about the author and no time of day", async () => {
+    const { db } = database();
+    await postReviews(db, createTestAuth(database()));
+    const tables = await dump(db, engine);
+
+    for (const table of reviewTables) {
+      for (const column of await columnNames(db, engine, table)) {
+        const words = column.toLowerCase().split("_");
+        for (const word of ["user", "email", "mail", "ip", "session", "author", "account", "agent", "address"]) {
+          expect(words, `${table}.${column}`).not.toContain(word);
+        }
+        expect(column, table).not.toMatch(/_at$|timestamp|datetime|^created$/i);
+      }
+      for (const row of tables.get(table) ?? []) {
+        for (const [column, value] of Object.entries(row)) {
+          if (column !== "review_text") expect(value, `${table}.${column}`).not.toMatch(/\d{1,2}:\d{2}/);
+        }
+        if (table !== "review_receipts") expect(row.created_on).toBe(today());
+      }
+    }
+    expect(await columnNames(db, engine, "review_receipts")).toEqual(["receipt"]);
+  });
+
+  it("keys receipts by an HMAC under the server secret, not by a plain hash of the ids", async () => {
+    const { db } = database();
+    const { people, managers } = await postReviews(db, createTestAuth(database()));
+    const receipts = (await db.selectFrom("review_receipts").select("receipt").execute()).map((row) => row.receipt);
+
+    expect(receipts).toHaveLength(6);
+    for (const receipt of receipts) expect(receipt).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const expected = people.flatMap((person) => managers.map((id) => managerReviewReceipt(person.author, id)));
+    expect([...receipts].sort()).toEqual([...expected].sort());
+
+    const unkeyed = people.flatMap((person) =>
+      managers.flatMap((id) =>
+        ["", ":", "|", "-", "\u0000", "/"].flatMap((glue) => {
+          const plain = [`${person.userId}${glue}${id}`, `manager-review\u0000${person.userId}\u0000${id}`];
+          return plain.flatMap((value) => {
+            const digest = createHash("sha256").update(value).digest();
+            return [value, digest.toString("hex"), digest.toString("base64url"), digest.toString("base64")];
+          });
+        }),
+      ),
+    );
+    for (const receipt of receipts) expect(unkeyed).not.toContain(receipt);
+    const otherSecret = { userId: people[0]!.userId, secret: "another-secret-of-at-least-32-characters!" };
+    expect(receipts).not.toContain(managerReviewReceipt(otherSecret, managers[0]!));
+  });
+
+  it("gives reviews random ids that do not follow the order they were written in", async () => {
+    const { db } = database();
+    const { written } = await postReviews(db, createTestAuth(database()));
+
+    expect(new Set(written).size).toBe(12);
+    for (const id of written) {
+      expect(id).toMatch(/^[A-Za-z0-9_-]{16}$/);
+      expect(id).not.toMatch(/^\d+$/);
+    }
+    // 12 random ids fall in writing order (or its reverse) once in 10^8 runs.
+    const sorted = [...written].sort();
+    expect(written).not.toEqual(sorted);
+    expect(written).not.toEqual([...sorted].reverse());
+    // A time-ordered id (UUIDv7, ULID) would share its first characters with its neighbours.
+    expect(new Set(written.map((id) => id.slice(0, 4))).size).toBe(12);
+  });
+
+  if (engine === "sqlite") {
+    it("stores reviews and receipts WITHOUT ROWID, so no hidden column numbers them in writing order", async () => {
+      const { db } = database();
+      await postReviews(db, createTestAuth(database()));
+
+      for (const table of reviewTables) {
+        await expect(sql`select rowid from ${sql.table(table)}`.execute(db), table).rejects.toThrow(/no such column/);
+      }
+      await expect(sql`select rowid from companies`.execute(db)).resolves.toBeDefined();
+    });
+  }
+});

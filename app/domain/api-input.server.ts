@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { isCountryCode } from "#app/lib/countries.server.ts";
+import { companyReviewSchema, companySchema, managerReviewSchema, managerSchema } from "./contribution-input.server.ts";
+
+/** Query parameters and bodies of the JSON API, built from the same schemas as the HTML forms. */
+
+/** PostgreSQL refuses NUL in text, which would turn a search for one into a 500: refused here as bad input. */
+const noNul = [(value: string) => !value.includes("\u0000"), "must not contain NUL characters"] as const;
+
+export const searchQuerySchema = z.object({
+  country: z
+    .string({ error: "required: an ISO 3166-1 alpha-2 code such as US" })
+    .trim()
+    .toUpperCase()
+    .refine(isCountryCode, "must be a country code from GET /api/v1/countries"),
+  q: z
+    .string({ error: "required: part of the name" })
+    .trim()
+    .min(1, "required: part of the name")
+    .max(100)
+    .refine(...noNul),
+  after: z.string().max(1000).optional(),
+});
+
+export const suggestionQuerySchema = z.object({
+  q: z
+    .string()
+    .max(200, "at most 200 characters")
+    .refine(...noNul)
+    .optional(),
+});
+
+export const pageQuerySchema = z.object({ after: z.string().max(1000).optional() });
+export const reviewPageQuerySchema = z.object({ before: z.string().max(1000).optional() });
+
+export const idParamSchema = z.coerce
+  .number({ error: "must be a positive whole number" })
+  .int("must be a positive whole number")
+  .min(1, "must be a positive whole number")
+  .max(2_147_483_647, "is too large");
+
+/** A path id, or a ZodError naming the parameter (answered as 400 with that field). */
+export function parseIdParam(name: string, value: string | undefined): number {
+  return z.object({ [name]: idParamSchema }).parse({ [name]: value })[name] as number;
+}
+
+export const newCompanyBodySchema = z.object({ company: companySchema, review: companyReviewSchema }).strict();
+
+export const newManagerBodySchema = z
+  .object({
+    company_id: idParamSchema.optional(),
+    company: companySchema.optional(),
+    manager: managerSchema,
+    review: managerReviewSchema,
+  })
+  .strict()
+  .refine((body) => (body.company_id === undefined) !== (body.company === undefined), {
+    message: "send either company_id (an existing company) or company (a new one)",
+    path: ["company_id"],
+  });
+
+export { companyReviewSchema, managerReviewSchema };
+
+/** Reads query parameters into a plain object for a schema (repeated parameters keep their last value). */
+export function queryOf(request: Request): Record<string, string> {
+  return Object.fromEntries(new URL(request.url).searchParams);
+}

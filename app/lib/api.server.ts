@@ -1,0 +1,132 @@
+import { createHash } from "node:crypto";
+import type { RouterContextProvider } from "react-router";
+import { ZodError } from "zod";
+import { ContributionError } from "#app/domain/contributions.server.ts";
+import { bearerAccount } from "./api-auth.server.ts";
+import { clientContext } from "./client.server.ts";
+import { logger } from "./logger.server.ts";
+import { contributionMessages } from "./messages.ts";
+import { problem } from "./problem.server.ts";
+import { consumeApi, RateLimitedError, type RateLimitState } from "./rate-limit.server.ts";
+import { accountContext } from "./session.server.ts";
+
+/** A problem the handler wants answered as is (400 for a bad parameter, 404 for an unknown id). */
+export class ApiProblem extends Error {
+  readonly status: number;
+  readonly extra: Record<string, unknown>;
+  constructor(status: number, detail: string, extra: Record<string, unknown> = {}) {
+    super(detail);
+    this.status = status;
+    this.extra = extra;
+  }
+}
+
+type Args = { request: Request; params: Record<string, string | undefined>; context: Readonly<RouterContextProvider> };
+
+function rateLimitHeaders(headers: Headers, state: RateLimitState): void {
+  headers.set("RateLimit-Limit", String(state.limit));
+  headers.set("RateLimit-Remaining", String(state.remaining));
+  headers.set("RateLimit-Reset", String(state.resetSeconds));
+}
+
+/** Maps what a handler throws to a problem response; anything unexpected is a logged 500 without details. */
+function failure(error: unknown): Response {
+  if (error instanceof ApiProblem) return problem(error.status, error.message, error.extra);
+  if (error instanceof ContributionError) return problem(error.status, error.message, { code: error.kind });
+  if (error instanceof RateLimitedError) {
+    return problem(429, error.message, {}, { headers: { "Retry-After": String(error.retryAfterSeconds) } });
+  }
+  if (error instanceof ZodError) {
+    const errors = error.issues.map((issue) => ({ field: issue.path.join(".") || "body", message: issue.message }));
+    return problem(400, errors.map((entry) => `${entry.field}: ${entry.message}`).join("; "), { errors });
+  }
+  if (error instanceof Response) return error;
+  logger.error({ err: error }, "API error");
+  return problem(500, contributionMessages.somethingWrong);
+}
+
+/** 405 for a method the address does not take, with the methods it does. */
+export function methodNotAllowed(allow: string): Response {
+  return problem(405, `This address takes ${allow} only.`, {}, { headers: { Allow: allow } });
+}
+
+/** The action of a read-only API address: every other method is a 405 problem (not React Router's bare 405). */
+export function readOnlyAction(): Response {
+  return methodNotAllowed("GET, HEAD");
+}
+
+/**
+ * A CORS preflight (OPTIONS, which React Router hands to the loader): granted for reads only. A preflight for a
+ * write gets no CORS headers at all, so other sites' pages cannot send one.
+ */
+function preflight(request: Request): Response {
+  const headers = new Headers({ Allow: "GET, HEAD", Vary: "Origin, Access-Control-Request-Method" });
+  const asked = (request.headers.get("access-control-request-method") ?? "").toUpperCase();
+  if (asked === "GET" || asked === "HEAD") {
+    headers.set("Access-Control-Allow-Origin", "*");
+    headers.set("Access-Control-Allow-Methods", "GET, HEAD");
+    headers.set("Access-Control-Allow-Headers", "If-None-Match");
+    headers.set("Access-Control-Max-Age", "86400");
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+/**
+ * A public read: open to any origin (CORS), cacheable (Cache-Control, ETag with 304), rate-limited per client.
+ */
+export function apiRead(handler: (args: Args) => Promise<unknown>, maxAgeSeconds = 60) {
+  return async (args: Args): Promise<Response> => {
+    if (args.request.method === "OPTIONS") return preflight(args.request);
+    const headers = new Headers({ "Access-Control-Allow-Origin": "*", Vary: "Origin" });
+    let response: Response;
+    try {
+      rateLimitHeaders(headers, await consumeApi("apiRead", args.context.get(clientContext).ipKey));
+      const body = JSON.stringify(await handler(args));
+      const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+      headers.set("ETag", etag);
+      headers.set("Cache-Control", `public, max-age=${maxAgeSeconds}`);
+      if (args.request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+      headers.set("Content-Type", "application/json");
+      return new Response(body, { status: 200, headers });
+    } catch (error) {
+      response = failure(error);
+    }
+    for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
+    return response;
+  };
+}
+
+export type ApiAuthor = { userId: string };
+
+/**
+ * An authenticated write: a bearer access token, or the session cookie (whose cross-site use server/same-origin.ts
+ * refuses). No CORS: other sites' pages cannot write.
+ */
+export function apiWrite(
+  handler: (args: Args & { author: ApiAuthor }) => Promise<{ status: number; body: unknown }>,
+  allow = "GET, HEAD, POST",
+) {
+  return async (args: Args): Promise<Response> => {
+    const headers = new Headers({ "Cache-Control": "no-store" });
+    let response: Response;
+    try {
+      if (args.request.method !== "POST") return methodNotAllowed(allow);
+      rateLimitHeaders(headers, await consumeApi("apiWrite", args.context.get(clientContext).ipKey));
+      const bearer = await bearerAccount(args.request);
+      const cookieAccount = args.context.get(accountContext);
+      const userId = bearer?.userId ?? cookieAccount?.id;
+      if (!userId) {
+        throw new ApiProblem(401, contributionMessages.mustSignIn);
+      }
+      const { status, body } = await handler({ ...args, author: { userId } });
+      headers.set("Content-Type", "application/json");
+      response = new Response(JSON.stringify(body), { status, headers });
+      return response;
+    } catch (error) {
+      response = failure(error);
+    }
+    if (response.status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="candor"');
+    for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
+    return response;
+  };
+}

@@ -1,0 +1,60 @@
+import { data } from "react-router";
+import type { z } from "zod";
+import { ContributionError } from "#app/domain/contributions.server.ts";
+import { fieldErrorsOf } from "./http.server.ts";
+
+/** Correct the highlighted fields: the form's message box when one or more fields are refused. */
+export const correctFields = "Some answers need your attention: see the highlighted fields.";
+
+/** What a contribution form answers when refused: the message, each field's message, and what was typed. */
+export type ContributionFormFailure = {
+  formError: string;
+  fieldErrors?: Record<string, string>;
+  values?: Record<string, unknown>;
+};
+
+export function refuse(failure: ContributionFormFailure, status = 400) {
+  return data(failure, { status });
+}
+
+/**
+ * Parses several parts of one form; on failure, answers 400 with every refused field at once. A part whose inputs
+ * carry a prefix in the form (`company_city`) names its refused fields with that prefix too.
+ */
+export function parseParts<T extends Record<string, z.ZodType>>(
+  schemas: T,
+  inputs: { [K in keyof T]: unknown },
+  values: Record<string, unknown>,
+  prefixes: { [K in keyof T]?: string } = {},
+): { ok: true; data: { [K in keyof T]: z.infer<T[K]> } } | { ok: false; response: ReturnType<typeof refuse> } {
+  const parsed: Record<string, unknown> = {};
+  let fieldErrors: Record<string, string> = {};
+  for (const key of Object.keys(schemas)) {
+    const result = schemas[key]!.safeParse(inputs[key]);
+    if (result.success) {
+      parsed[key] = result.data;
+      continue;
+    }
+    const prefix = prefixes[key] ?? "";
+    const errors = Object.entries(fieldErrorsOf(result.error)).map(([field, message]) => [
+      `${prefix}${field}`,
+      message,
+    ]);
+    fieldErrors = { ...Object.fromEntries(errors), ...fieldErrors };
+  }
+  if (Object.keys(fieldErrors).length > 0) {
+    const messages = Object.values(fieldErrors);
+    // A single problem is said in the message box itself; several point at the highlighted fields.
+    return {
+      ok: false,
+      response: refuse({ formError: messages.length === 1 ? messages[0]! : correctFields, fieldErrors, values }),
+    };
+  }
+  return { ok: true, data: parsed as { [K in keyof T]: z.infer<T[K]> } };
+}
+
+/** Turns a refused write (already reviewed, company exists, not found) into the form's answer; rethrows the rest. */
+export function contributionRefusal(error: unknown, values: Record<string, unknown>) {
+  if (error instanceof ContributionError) return refuse({ formError: error.message, values }, error.status);
+  throw error;
+}

@@ -1,0 +1,308 @@
+import { z } from "zod";
+import {
+  companyReviewSchema,
+  idParamSchema,
+  managerReviewSchema,
+  newCompanyBodySchema,
+  newManagerBodySchema,
+} from "#app/domain/api-input.server.ts";
+import {
+  companyProfileSchema,
+  companyReviewCardSchema,
+  companySearchResultSchema,
+  companySuggestionsSchema,
+  countrySchema,
+  createdReviewSchema,
+  createdSchema,
+  managerCardSchema,
+  managerProfileSchema,
+  managerReviewCardSchema,
+  pageSchema,
+  problemSchema,
+  tagsSchema,
+  tokenAccountSchema,
+  tokenPairSchema,
+} from "#app/domain/public-shapes.server.ts";
+import { messages } from "./messages.ts";
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
+ */
+
+function schema(type: z.ZodType, io: "input" | "output" = "output") {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(type, {
+    io,
+    unrepresentable: "any",
+    target: "draft-2020-12",
+  }) as Record<string, unknown>;
+  return json;
+}
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+});
+
+const errors = {
+  "400": problemResponse("Bad input; `errors` names each bad field"),
+  "429": problemResponse("Too many requests; see Retry-After"),
+};
+
+const json = (ref: string, description = "OK") => ({
+  description,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+
+function query(name: string, description: string, required = false) {
+  return { name, in: "query", required, description, schema: { type: "string" } };
+}
+
+function pathId(name: string) {
+  return { name, in: "path", required: true, schema: schema(idParamSchema, "input") };
+}
+
+const searchParameters = [
+  query("country", "ISO 3166-1 alpha-2 code, from GET /api/v1/countries", true),
+  query("q", "Part of the name; case and accents do not matter", true),
+  query("after", "Cursor from the previous page's `next`"),
+];
+
+const bearer = [{ bearerAuth: [] }, { sessionCookie: [] }];
+
+/** What every POST may answer about its body and origin. */
+const bodyErrors = {
+  "403": problemResponse("Cross-site request refused"),
+  "413": problemResponse("Body larger than 64 KiB"),
+  "415": problemResponse("Body is not JSON or form data"),
+};
+
+const writeErrors = {
+  ...errors,
+  "401": problemResponse(`Not signed in: "${"You must be logged in to submit a review."}"`),
+  ...bodyErrors,
+};
+
+function body(ref: string) {
+  return { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } };
+}
+
+export function openApiDocument(serverUrl: string) {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: `${messages.siteName} API`,
+      version: "1.0.0",
+      summary: messages.tagline,
+      description:
+        "Open data of anonymous reviews of managers and companies. Reads are public, cached (ETag, Cache-Control) and open to any origin; writes need an access token (POST /api/v1/auth/token) or the site's session cookie. Nothing returned identifies an author: reviews carry their month only.",
+    },
+    servers: [{ url: serverUrl }],
+    paths: {
+      "/api/v1/countries": {
+        get: { summary: "Countries", responses: { "200": json("CountryList"), "429": errors["429"] } },
+      },
+      "/api/v1/tags": { get: { summary: "Review tags", responses: { "200": json("Tags"), "429": errors["429"] } } },
+      "/api/v1/companies": {
+        get: {
+          summary: "Search companies in a country",
+          parameters: searchParameters,
+          responses: { "200": json("CompanyPage"), ...errors },
+        },
+        post: {
+          summary: "Add a company with its first review",
+          security: bearer,
+          requestBody: body("NewCompany"),
+          responses: {
+            "201": json("Created", "Created"),
+            ...writeErrors,
+            "409": problemResponse(`"This company already exists."`),
+          },
+        },
+      },
+      "/api/v1/companies/suggestions": {
+        get: {
+          summary: "Companies with a similar name (possible duplicates), from 5 characters",
+          parameters: [query("q", "The name being typed", true)],
+          responses: { "200": json("CompanySuggestions", "Up to 10 companies"), ...errors },
+        },
+      },
+      "/api/v1/companies/{companyId}": {
+        get: {
+          summary: "A company",
+          parameters: [pathId("companyId")],
+          responses: { "200": json("Company"), ...errors, "404": problemResponse(messages.noCompanyFound) },
+        },
+      },
+      "/api/v1/companies/{companyId}/reviews": {
+        get: {
+          summary: "A company's reviews, newest first",
+          parameters: [pathId("companyId"), query("before", "Cursor from the previous page's `next`")],
+          responses: { "200": json("CompanyReviewPage"), ...errors, "404": problemResponse(messages.noCompanyFound) },
+        },
+        post: {
+          summary: "Review a company",
+          security: bearer,
+          parameters: [pathId("companyId")],
+          requestBody: body("CompanyReviewInput"),
+          responses: {
+            "201": json("CreatedReview", "Created"),
+            ...writeErrors,
+            "404": problemResponse("No such company"),
+          },
+        },
+      },
+      "/api/v1/companies/{companyId}/managers": {
+        get: {
+          summary: "A company's managers",
+          parameters: [pathId("companyId"), query("after", "Cursor from the previous page's `next`")],
+          responses: { "200": json("ManagerPage"), ...errors, "404": problemResponse(messages.noCompanyFound) },
+        },
+      },
+      "/api/v1/managers": {
+        get: {
+          summary: "Search managers in a country",
+          parameters: searchParameters,
+          responses: { "200": json("ManagerPage"), ...errors },
+        },
+        post: {
+          summary: "Add a manager with their first review",
+          security: bearer,
+          requestBody: body("NewManager"),
+          responses: {
+            "201": json("Created", "Created"),
+            ...writeErrors,
+            "404": problemResponse("No such company"),
+            "409": problemResponse(`"This company already exists." (a new company given in full)`),
+          },
+        },
+      },
+      "/api/v1/managers/{managerId}": {
+        get: {
+          summary: "A manager",
+          parameters: [pathId("managerId")],
+          responses: { "200": json("Manager"), ...errors, "404": problemResponse(messages.noManagerProfileFound) },
+        },
+      },
+      "/api/v1/managers/{managerId}/reviews": {
+        get: {
+          summary: "A manager's reviews, newest first",
+          parameters: [pathId("managerId"), query("before", "Cursor from the previous page's `next`")],
+          responses: {
+            "200": json("ManagerReviewPage"),
+            ...errors,
+            "404": problemResponse(messages.noManagerProfileFound),
+          },
+        },
+        post: {
+          summary: "Review a manager (once per account)",
+          security: bearer,
+          parameters: [pathId("managerId")],
+          requestBody: body("ManagerReviewInput"),
+          responses: {
+            "201": json("CreatedReview", "Created"),
+            ...writeErrors,
+            "404": problemResponse("No such manager"),
+            "409": problemResponse(`"You have already reviewed this manager."`),
+          },
+        },
+      },
+      "/api/v1/auth/token": {
+        post: {
+          summary: "Sign in (grant_type=password) or refresh (grant_type=refresh_token)",
+          description:
+            "Refreshing spends the refresh token and returns a new pair; presenting a spent refresh token again revokes every token of its session.",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  oneOf: [
+                    {
+                      type: "object",
+                      required: ["grant_type", "email", "password"],
+                      properties: {
+                        grant_type: { const: "password" },
+                        email: { type: "string" },
+                        password: { type: "string" },
+                        totp_code: { type: "string", pattern: "^\\d{6}$" },
+                      },
+                    },
+                    {
+                      type: "object",
+                      required: ["grant_type", "refresh_token"],
+                      properties: { grant_type: { const: "refresh_token" }, refresh_token: { type: "string" } },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          responses: {
+            "200": json("TokenPair"),
+            ...errors,
+            "401": problemResponse("Invalid credentials or token"),
+            ...bodyErrors,
+          },
+        },
+      },
+      "/api/v1/auth/revoke": {
+        post: {
+          summary: "Sign out: revoke a refresh token's whole family",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["refresh_token"],
+                  properties: { refresh_token: { type: "string" } },
+                },
+              },
+            },
+          },
+          responses: {
+            "204": { description: "Revoked (also when the token was unknown)" },
+            "400": errors["400"],
+            ...bodyErrors,
+          },
+        },
+      },
+      "/api/v1/auth/user": {
+        get: {
+          summary: "The account of the access token (to check a token)",
+          security: [{ bearerAuth: [] }],
+          responses: {
+            "200": json("TokenAccount"),
+            "401": problemResponse("No valid access token"),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "access_token from POST /api/v1/auth/token" },
+        sessionCookie: { type: "apiKey", in: "cookie", name: "candor.session_token" },
+      },
+      schemas: {
+        Problem: schema(problemSchema),
+        CountryList: schema(z.array(countrySchema)),
+        Tags: schema(tagsSchema),
+        CompanyPage: schema(pageSchema(companySearchResultSchema)),
+        ManagerPage: schema(pageSchema(managerCardSchema)),
+        Company: schema(companyProfileSchema),
+        Manager: schema(managerProfileSchema),
+        CompanyReviewPage: schema(pageSchema(companyReviewCardSchema)),
+        ManagerReviewPage: schema(pageSchema(managerReviewCardSchema)),
+        Created: schema(createdSchema),
+        CreatedReview: schema(createdReviewSchema),
+        TokenPair: schema(tokenPairSchema),
+        TokenAccount: schema(tokenAccountSchema),
+        CompanySuggestions: schema(companySuggestionsSchema),
+        NewCompany: schema(newCompanyBodySchema, "input"),
+        NewManager: schema(newManagerBodySchema, "input"),
+        CompanyReviewInput: schema(companyReviewSchema, "input"),
+        ManagerReviewInput: schema(managerReviewSchema, "input"),
+      },
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * User-supplied web addresses (company website, review-site link, LinkedIn profile). Spec section 5: an address
+ * without an http(s):// prefix gets one. Only http and https are accepted: javascript:, data: and the like are
+ * refused, as are addresses with credentials or without a real host name.
+ */
+export function normalizeWebAddress(input: string): string | undefined {
+  const trimmed = input.trim();
+  if (!trimmed || trimmed.length > 500 || /\s/.test(trimmed)) return undefined;
+  const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(trimmed);
+  if (hasScheme && !/^https?:\/\//i.test(trimmed)) return undefined;
+  const candidate = hasScheme ? trimmed : `https://${trimmed}`;
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (url.username || url.password) return undefined;
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(url.hostname) || url.hostname.endsWith(".")) return undefined;
+  return url.href;
+}
+
+/** A LinkedIn profile address, normalised; other hosts are refused. */
+export function normalizeLinkedInAddress(input: string): string | undefined {
+  const href = normalizeWebAddress(input);
+  if (!href) return undefined;
+  const host = new URL(href).hostname.toLowerCase();
+  return host === "linkedin.com" || host.endsWith(".linkedin.com") ? href : undefined;
+}
+
+/** The part of an address that identifies a company's site: host without www., and path, lower-case. */
+export function websiteKey(href: string): string {
+  const url = new URL(href);
+  return `${url.hostname.toLowerCase().replace(/^www\./, "")}${url.pathname.replace(/\/+$/, "").toLowerCase()}`;
+}

@@ -1,0 +1,28 @@
+import { database } from "#app/db/database.server.ts";
+import { companyReviewSchema, parseIdParam, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
+import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
+import { recordCompanyReview } from "#app/domain/contributions.server.ts";
+import { readBody } from "#app/lib/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite } from "#app/lib/api.server.ts";
+import { messages } from "#app/lib/messages.ts";
+
+function companyId(params: Record<string, string | undefined>): number {
+  return parseIdParam("companyId", params.companyId);
+}
+
+/** GET /api/v1/companies/{id}/reviews[?before=…]: newest first, 10 a page. */
+export const loader = apiRead(async ({ params, request }) => {
+  const id = companyId(params);
+  const { before } = reviewPageQuerySchema.parse(queryOf(request));
+  if (!(await findCompany(database().db, id))) throw new ApiProblem(404, messages.noCompanyFound);
+  return companyReviews(database().db, id, before ?? null);
+});
+
+/** POST /api/v1/companies/{id}/reviews: a review of the company. */
+export const action = apiWrite(async ({ params, request }) => {
+  const id = companyId(params);
+  const body = await readBody(request, companyReviewSchema);
+  if (!body.ok) throw body.response;
+  await recordCompanyReview(database().db, id, body.data);
+  return { status: 201, body: { ok: true } };
+});

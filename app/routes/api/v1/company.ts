@@ -1,0 +1,14 @@
+import { database } from "#app/db/database.server.ts";
+import { parseIdParam } from "#app/domain/api-input.server.ts";
+import { findCompany } from "#app/domain/companies.server.ts";
+import { ApiProblem, apiRead, readOnlyAction } from "#app/lib/api.server.ts";
+import { messages } from "#app/lib/messages.ts";
+
+/** GET /api/v1/companies/{id}: a company with its averaged ratings. */
+export const loader = apiRead(async ({ params }) => {
+  const company = await findCompany(database().db, parseIdParam("companyId", params.companyId));
+  if (!company) throw new ApiProblem(404, messages.noCompanyFound);
+  return company;
+});
+
+export const action = readOnlyAction;

@@ -1,0 +1,29 @@
+import { database } from "#app/db/database.server.ts";
+import { parseIdParam, managerReviewSchema, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
+import { recordManagerReview } from "#app/domain/contributions.server.ts";
+import { findManager, managerReviews } from "#app/domain/managers.server.ts";
+import { readBody } from "#app/lib/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite } from "#app/lib/api.server.ts";
+import { messages } from "#app/lib/messages.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
+
+function managerId(params: Record<string, string | undefined>): number {
+  return parseIdParam("managerId", params.managerId);
+}
+
+/** GET /api/v1/managers/{id}/reviews[?before=…]: newest first, 10 a page. */
+export const loader = apiRead(async ({ params, request }) => {
+  const id = managerId(params);
+  const { before } = reviewPageQuerySchema.parse(queryOf(request));
+  if (!(await findManager(database().db, id))) throw new ApiProblem(404, messages.noManagerProfileFound);
+  return managerReviews(database().db, id, before ?? null);
+});
+
+/** POST /api/v1/managers/{id}/reviews: one review per user per manager (409 for a second). */
+export const action = apiWrite(async ({ params, request, author }) => {
+  const id = managerId(params);
+  const body = await readBody(request, managerReviewSchema);
+  if (!body.ok) throw body.response;
+  await recordManagerReview(database().db, { userId: author.userId, secret: serverSecret() }, id, body.data);
+  return { status: 201, body: { ok: true } };
+});

@@ -1,0 +1,84 @@
+import { useRef } from "react";
+import { Form, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/company-add.ts";
+import { FormMessage } from "#app/components/form.tsx";
+import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
+import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
+import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
+import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { database } from "#app/db/database.server.ts";
+import {
+  companyKeys,
+  companyReviewKeys,
+  companyReviewSchema,
+  companySchema,
+  reviewFormValues,
+} from "#app/domain/contribution-input.server.ts";
+import { addCompany } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/lib/client.server.ts";
+import { contributionRefusal, parseParts } from "#app/lib/contribution-forms.server.ts";
+import { countryList } from "#app/lib/countries.server.ts";
+import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { messages } from "#app/lib/messages.ts";
+import { paths } from "#app/lib/paths.ts";
+import { requireAccount, setToast } from "#app/lib/session.server.ts";
+
+/** A refused submission's page carries the Retry-After of the rate limit that refused it. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
+}
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  requireAccount(context, request);
+  return { countries: countryList };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  requireAccount(context, request);
+  const form = await request.formData();
+  const values = reviewFormValues(form, [...companyKeys, ...companyReviewKeys]);
+  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
+  if (limited) return limited;
+  const parsed = parseParts(
+    { company: companySchema, review: companyReviewSchema },
+    { company: values, review: values },
+    values,
+  );
+  if (!parsed.ok) return parsed.response;
+  let id: number;
+  try {
+    id = await addCompany(database().db, parsed.data.company, parsed.data.review);
+  } catch (error) {
+    return contributionRefusal(error, values);
+  }
+  throw redirect(paths.company(id), { headers: setToast(new Headers(), "company-added") });
+}
+
+export default function CompanyAddPage({ loaderData, actionData }: Route.ComponentProps) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { canSubmit, update } = useFormComplete(formRef);
+  const navigation = useNavigation();
+  return (
+    <section className="page narrow review-page">
+      <title>{`Add a company · ${messages.siteName}`}</title>
+      <h1>Add a company</h1>
+      <p>Add the company and your review of it. Every field is needed, except the layoffs date.</p>
+      <FormMessage error={actionData?.formError} />
+      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+        <fieldset className="stack">
+          <legend>The company</legend>
+          <CompanyFields
+            countries={loaderData.countries}
+            values={actionData?.values}
+            errors={actionData?.fieldErrors}
+          />
+        </fieldset>
+        <CompanyReviewFields state={actionData ?? {}} />
+        <SubmitNotice />
+        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
+          Submit
+        </button>
+      </Form>
+    </section>
+  );
+}

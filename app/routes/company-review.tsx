@@ -1,0 +1,81 @@
+import { useRef } from "react";
+import { CompanyNotFound } from "#app/components/not-found-states.tsx";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/company-review.ts";
+import { FormMessage } from "#app/components/form.tsx";
+import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
+import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
+import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { database } from "#app/db/database.server.ts";
+import { findCompany } from "#app/domain/companies.server.ts";
+import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
+import { recordCompanyReview } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/lib/client.server.ts";
+import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { parseId } from "#app/lib/params.ts";
+import { paths } from "#app/lib/paths.ts";
+import { requireAccount, setToast } from "#app/lib/session.server.ts";
+
+/** A refused submission's page carries the Retry-After of the rate limit that refused it. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
+}
+
+async function companyOf(request: Request) {
+  const id = parseId(new URL(request.url).searchParams.get("company"));
+  return id === undefined ? undefined : findCompany(database().db, id);
+}
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  requireAccount(context, request);
+  const company = await companyOf(request);
+  if (!company) return data({ company: null }, { status: 404 });
+  return { company: { id: company.id, name: company.name } };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  requireAccount(context, request);
+  const form = await request.formData();
+  const values = reviewFormValues(form, companyReviewKeys);
+  const company = await companyOf(request);
+  if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
+  const limited = await rateLimitOrNull("review", context.get(clientContext).ipKey);
+  if (limited) return limited;
+  const parsed = parseParts({ review: companyReviewSchema }, { review: values }, values);
+  if (!parsed.ok) return parsed.response;
+  try {
+    await recordCompanyReview(database().db, company.id, parsed.data.review);
+  } catch (error) {
+    return contributionRefusal(error, values);
+  }
+  throw redirect(paths.company(company.id), { headers: setToast(new Headers(), "company-reviewed") });
+}
+
+export default function CompanyReviewPage({ loaderData, actionData }: Route.ComponentProps) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { canSubmit, update } = useFormComplete(formRef);
+  const navigation = useNavigation();
+  const { company } = loaderData;
+  if (!company) {
+    return <CompanyNotFound />;
+  }
+  return (
+    <section className="page narrow review-page">
+      <title>{`Review ${company.name} · ${messages.siteName}`}</title>
+      <p className="breadcrumb">
+        <Link to={paths.company(company.id)}>{company.name}</Link>
+      </p>
+      <h1>Review {company.name}</h1>
+      <FormMessage error={actionData?.formError} />
+      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+        <CompanyReviewFields state={actionData ?? {}} />
+        <SubmitNotice />
+        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
+          Submit
+        </button>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,187 @@
+import { useRef, useState } from "react";
+import { Form, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/manager-add-alone.ts";
+import { FormMessage } from "#app/components/form.tsx";
+import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
+import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
+import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
+import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
+import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { database } from "#app/db/database.server.ts";
+import {
+  companyKeys,
+  companySchema,
+  managerKeys,
+  managerReviewKeys,
+  managerReviewSchema,
+  managerSchema,
+  reviewFormValues,
+} from "#app/domain/contribution-input.server.ts";
+import { addManager, companySuggestions, suggestionMinLength } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/lib/client.server.ts";
+import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { countryList, countryName } from "#app/lib/countries.server.ts";
+import { field, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { parseId } from "#app/lib/params.ts";
+import { paths } from "#app/lib/paths.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
+import { requireAccount, setToast } from "#app/lib/session.server.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+
+const companyPrefix = "company_";
+
+/** A refused submission's page carries the Retry-After of the rate limit that refused it. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
+}
+
+/** The manager's company is found by name (a GET form, so it works without JavaScript) or added here. */
+export async function loader({ context, request }: Route.LoaderArgs) {
+  requireAccount(context, request);
+  const companyQuery = (new URL(request.url).searchParams.get("company_q") ?? "").slice(0, 200);
+  const found = await companySuggestions(database().db, companyQuery);
+  return {
+    countries: countryList,
+    companyQuery,
+    minLength: suggestionMinLength,
+    found: found.map((company) => ({ ...company, countryName: countryName(company.country) })),
+  };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const account = requireAccount(context, request);
+  const form = await request.formData();
+  const values: Record<string, unknown> = {
+    ...reviewFormValues(form, [
+      ...managerKeys,
+      ...managerReviewKeys,
+      ...companyKeys.map((key) => `${companyPrefix}${key}`),
+    ]),
+    company_id: field(form, "company_id"),
+  };
+  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
+  if (limited) return limited;
+  const choice = field(form, "company_id");
+  const existingId = parseId(choice);
+  if (choice !== "new" && existingId === undefined) {
+    return refuse({
+      formError: contributionMessages.noCompany,
+      fieldErrors: { company_id: contributionMessages.noCompany },
+      values,
+    });
+  }
+  const companyValues = Object.fromEntries(companyKeys.map((key) => [key, values[`${companyPrefix}${key}`]]));
+  const parsed = parseParts(
+    { manager: managerSchema, review: managerReviewSchema, ...(choice === "new" ? { company: companySchema } : {}) },
+    { manager: values, review: values, company: companyValues },
+    values,
+    // Company field errors carry the prefix of their inputs, apart from the manager's city and state.
+    { company: companyPrefix },
+  );
+  if (!parsed.ok) return parsed.response;
+  let id: number;
+  try {
+    id = await addManager(
+      database().db,
+      { userId: account.id, secret: serverSecret() },
+      {
+        company:
+          existingId !== undefined
+            ? { id: existingId }
+            : { company: (parsed.data as { company: ReturnType<typeof companySchema.parse> }).company },
+        manager: parsed.data.manager,
+        review: parsed.data.review,
+      },
+    );
+  } catch (error) {
+    return contributionRefusal(error, values);
+  }
+  throw redirect(paths.manager(id), { headers: setToast(new Headers(), "manager-reviewed") });
+}
+
+export default function ManagerAddAlonePage({ loaderData, actionData }: Route.ComponentProps) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { canSubmit, update } = useFormComplete(formRef);
+  const navigation = useNavigation();
+  const submitted = actionData?.values?.company_id;
+  const [choice, setChoice] = useState(typeof submitted === "string" ? submitted : "");
+  const errors = actionData?.fieldErrors;
+  const hydrated = useHydrated();
+  return (
+    <section className="page narrow review-page">
+      <title>{`Add a manager · ${messages.siteName}`}</title>
+      <h1>Add a manager</h1>
+      <FormMessage error={actionData?.formError} />
+
+      <h2>Their company</h2>
+      <Form method="get" className="finder" role="search" aria-label="Find the company">
+        <label htmlFor="company_q">Find the company by name</label>
+        <div className="finder-row">
+          <input
+            id="company_q"
+            name="company_q"
+            type="search"
+            defaultValue={loaderData.companyQuery}
+            minLength={loaderData.minLength}
+            maxLength={200}
+          />
+          <button type="submit" className="button button-secondary">
+            Find
+          </button>
+        </div>
+        <p className="hint">At least {loaderData.minLength} characters.</p>
+      </Form>
+
+      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form" noValidate>
+        <fieldset className={errors?.company_id ? "stack invalid" : "stack"}>
+          <legend>Choose the company</legend>
+          {errors?.company_id ? <p className="field-error">{errors.company_id}</p> : null}
+          {loaderData.found.map((company) => (
+            <label key={company.id} className="checkbox">
+              <input
+                type="radio"
+                name="company_id"
+                value={company.id}
+                required
+                checked={choice === String(company.id)}
+                onChange={() => setChoice(String(company.id))}
+              />
+              {company.name} ({company.city}, {company.countryName})
+            </label>
+          ))}
+          <label className="checkbox">
+            <input
+              type="radio"
+              name="company_id"
+              value="new"
+              required
+              checked={choice === "new"}
+              onChange={() => setChoice("new")}
+            />
+            The company is not listed: add it
+          </label>
+        </fieldset>
+        {/* Without JavaScript nothing could enable it again: the server ignores these fields unless "new" is chosen. */}
+        <fieldset className="stack" disabled={hydrated && choice !== "new"}>
+          <legend>The new company</legend>
+          <CompanyFields
+            countries={loaderData.countries}
+            values={actionData?.values}
+            errors={errors}
+            prefix={companyPrefix}
+          />
+        </fieldset>
+        <fieldset className="stack">
+          <legend>The manager</legend>
+          <ManagerFields values={actionData?.values} errors={errors} withDepartment />
+        </fieldset>
+        <ManagerReviewFields state={actionData ?? {}} />
+        <SubmitNotice />
+        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
+          Submit
+        </button>
+      </Form>
+    </section>
+  );
+}

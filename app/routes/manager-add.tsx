@@ -1,0 +1,102 @@
+import { useRef } from "react";
+import { CompanyNotFound } from "#app/components/not-found-states.tsx";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/manager-add.ts";
+import { FormMessage } from "#app/components/form.tsx";
+import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
+import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
+import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
+import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { database } from "#app/db/database.server.ts";
+import { findCompany } from "#app/domain/companies.server.ts";
+import {
+  managerKeys,
+  managerReviewKeys,
+  managerReviewSchema,
+  managerSchema,
+  reviewFormValues,
+} from "#app/domain/contribution-input.server.ts";
+import { addManager } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/lib/client.server.ts";
+import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { parseId } from "#app/lib/params.ts";
+import { paths } from "#app/lib/paths.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
+import { requireAccount, setToast } from "#app/lib/session.server.ts";
+
+/** A refused submission's page carries the Retry-After of the rate limit that refused it. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
+}
+
+async function companyOf(request: Request) {
+  const id = parseId(new URL(request.url).searchParams.get("company"));
+  return id === undefined ? undefined : findCompany(database().db, id);
+}
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  requireAccount(context, request);
+  const company = await companyOf(request);
+  if (!company) return data({ company: null }, { status: 404 });
+  return { company: { id: company.id, name: company.name } };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const account = requireAccount(context, request);
+  const form = await request.formData();
+  const values = reviewFormValues(form, [...managerKeys, ...managerReviewKeys]);
+  const company = await companyOf(request);
+  if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
+  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
+  if (limited) return limited;
+  const parsed = parseParts(
+    { manager: managerSchema, review: managerReviewSchema },
+    { manager: values, review: values },
+    values,
+  );
+  if (!parsed.ok) return parsed.response;
+  let id: number;
+  try {
+    id = await addManager(
+      database().db,
+      { userId: account.id, secret: serverSecret() },
+      { company: { id: company.id }, manager: parsed.data.manager, review: parsed.data.review },
+    );
+  } catch (error) {
+    return contributionRefusal(error, values);
+  }
+  throw redirect(paths.manager(id), { headers: setToast(new Headers(), "manager-reviewed") });
+}
+
+export default function ManagerAddPage({ loaderData, actionData }: Route.ComponentProps) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { canSubmit, update } = useFormComplete(formRef);
+  const navigation = useNavigation();
+  const { company } = loaderData;
+  if (!company) {
+    return <CompanyNotFound />;
+  }
+  return (
+    <section className="page narrow review-page">
+      <title>{`Add a manager at ${company.name} · ${messages.siteName}`}</title>
+      <p className="breadcrumb">
+        <Link to={paths.company(company.id)}>{company.name}</Link>
+      </p>
+      <h1>Add a manager at {company.name}</h1>
+      <FormMessage error={actionData?.formError} />
+      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+        <fieldset className="stack">
+          <legend>The manager</legend>
+          <ManagerFields values={actionData?.values} errors={actionData?.fieldErrors} withDepartment={false} />
+        </fieldset>
+        <ManagerReviewFields state={actionData ?? {}} />
+        <SubmitNotice />
+        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
+          Submit
+        </button>
+      </Form>
+    </section>
+  );
+}

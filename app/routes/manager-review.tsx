@@ -1,0 +1,110 @@
+import { useRef } from "react";
+import { ManagerNotFound } from "#app/components/not-found-states.tsx";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/manager-review.ts";
+import { FormMessage } from "#app/components/form.tsx";
+import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
+import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
+import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { database } from "#app/db/database.server.ts";
+import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
+import { hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
+import { findManager } from "#app/domain/managers.server.ts";
+import { clientContext } from "#app/lib/client.server.ts";
+import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { parseId } from "#app/lib/params.ts";
+import { paths } from "#app/lib/paths.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
+import { accountContext, setToast } from "#app/lib/session.server.ts";
+
+/** A refused submission's page carries the Retry-After of the rate limit that refused it. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  return retryAfterOf(actionHeaders);
+}
+
+async function managerOf(request: Request) {
+  const id = parseId(new URL(request.url).searchParams.get("manager"));
+  return id === undefined ? undefined : findManager(database().db, id);
+}
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const manager = await managerOf(request);
+  if (!manager) return data({ manager: null, blocked: null }, { status: 404 });
+  const summary = { id: manager.id, name: `${manager.firstName} ${manager.lastName}` };
+  const account = context.get(accountContext);
+  if (!account) return { manager: summary, blocked: contributionMessages.mustSignIn };
+  const reviewed = await hasReviewedManager(database().db, { userId: account.id, secret: serverSecret() }, manager.id);
+  return { manager: summary, blocked: reviewed ? contributionMessages.alreadyReviewed : null };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const form = await request.formData();
+  const values = reviewFormValues(form, managerReviewKeys);
+  const account = context.get(accountContext);
+  if (!account) return refuse({ formError: contributionMessages.mustSignIn, values }, 401);
+  const manager = await managerOf(request);
+  if (!manager) return refuse({ formError: contributionMessages.managerIdRequired, values }, 404);
+  const limited = await rateLimitOrNull("review", context.get(clientContext).ipKey);
+  if (limited) return limited;
+  const parsed = parseParts({ review: managerReviewSchema }, { review: values }, values);
+  if (!parsed.ok) return parsed.response;
+  try {
+    await recordManagerReview(
+      database().db,
+      { userId: account.id, secret: serverSecret() },
+      manager.id,
+      parsed.data.review,
+    );
+  } catch (error) {
+    return contributionRefusal(error, values);
+  }
+  throw redirect(paths.manager(manager.id), { headers: setToast(new Headers(), "manager-reviewed") });
+}
+
+export default function ManagerReviewPage({ loaderData, actionData }: Route.ComponentProps) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { canSubmit, update } = useFormComplete(formRef);
+  const navigation = useNavigation();
+  const { manager, blocked } = loaderData;
+  if (!manager) {
+    return <ManagerNotFound />;
+  }
+  return (
+    <section className="page narrow review-page">
+      <title>{`Review ${manager.name} · ${messages.siteName}`}</title>
+      <p className="breadcrumb">
+        <Link to={paths.manager(manager.id)}>{manager.name}</Link>
+      </p>
+      <h1>Review {manager.name}</h1>
+      {blocked ? (
+        <>
+          <FormMessage error={blocked} />
+          <p>
+            {blocked === contributionMessages.mustSignIn ? (
+              <Link to={paths.signIn(paths.reviewManager(manager.id))} className="button">
+                Sign in
+              </Link>
+            ) : (
+              <Link to={paths.manager(manager.id)} className="button">
+                Back to {manager.name}
+              </Link>
+            )}
+          </p>
+        </>
+      ) : (
+        <>
+          <FormMessage error={actionData?.formError} />
+          <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+            <ManagerReviewFields state={actionData ?? {}} />
+            <SubmitNotice />
+            <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
+              Submit
+            </button>
+          </Form>
+        </>
+      )}
+    </section>
+  );
+}

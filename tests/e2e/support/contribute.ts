@@ -1,0 +1,165 @@
+import type { BrowserContext, Page } from "playwright-core";
+import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { sameOrigin, type Visitor } from "./http.ts";
+
+/** The fields of a company as the add forms name them (spec section 3). */
+export type CompanyDraft = {
+  name: string;
+  country: string;
+  state: string;
+  city: string;
+  website: string;
+  glassdoor_url: string;
+  industry: string;
+};
+
+/** The fields of a manager as the add forms name them; the department only on /manager/addAlone. */
+export type ManagerDraft = {
+  first_name: string;
+  last_name: string;
+  title: string;
+  city: string;
+  state: string;
+  linkedin_url: string;
+  department?: string;
+};
+
+/** A review as the forms take it: one rating for every criterion, one answer for every question. */
+export type ReviewDraft = {
+  rating?: number;
+  answer?: "Yes" | "No";
+  tags: string[];
+  text: string;
+  /** Company reviews only: YYYY-MM-DD. */
+  layoffs?: string;
+};
+
+let drafted = 0;
+
+/** A company no other test has added: a name of its own and a website of its own. */
+export function companyDraft(label = "Company"): CompanyDraft {
+  drafted += 1;
+  const slug = `${label}-${process.pid}-${drafted}`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  return {
+    name: `${label} ${process.pid} ${drafted}`,
+    country: "US",
+    state: "Oregon",
+    city: "Portland",
+    website: `${slug}.example.com`,
+    glassdoor_url: `reviews.example.com/${slug}`,
+    industry: "Software",
+  };
+}
+
+export function managerDraft(firstName = "Robin"): ManagerDraft {
+  drafted += 1;
+  return {
+    first_name: firstName,
+    last_name: `Tester${drafted}`,
+    title: "Engineering Manager",
+    city: "Portland",
+    state: "Oregon",
+    linkedin_url: `linkedin.com/in/${firstName.toLowerCase()}-tester-${process.pid}-${drafted}`,
+  };
+}
+
+/* ---------------------------------------------------------------- plain HTTP */
+
+/** The form fields a browser posts for a company review (tags repeat, so a list of pairs). */
+export function companyReviewEntries(review: ReviewDraft): Array<[string, string]> {
+  return [
+    ...companyCriteria.map((key): [string, string] => [key, String(review.rating ?? 4)]),
+    ...companyYesNo.map((key): [string, string] => [key, review.answer ?? "Yes"]),
+    ...review.tags.map((tag): [string, string] => ["tags", tag]),
+    ["review_text", review.text],
+    ["recent_layoffs", review.layoffs ?? ""],
+  ];
+}
+
+export function managerReviewEntries(review: ReviewDraft): Array<[string, string]> {
+  return [
+    ...managerCriteria.map((key): [string, string] => [key, String(review.rating ?? 4)]),
+    ...managerYesNo.map((key): [string, string] => [key, review.answer ?? "Yes"]),
+    ...review.tags.map((tag): [string, string] => ["tags", tag]),
+    ["review_text", review.text],
+  ];
+}
+
+export function companyEntries(company: CompanyDraft, prefix = ""): Array<[string, string]> {
+  return Object.entries(company).map(([key, value]): [string, string] => [`${prefix}${key}`, value]);
+}
+
+export function managerEntries(manager: ManagerDraft, directReports: "Yes" | "No" = "Yes"): Array<[string, string]> {
+  return [...Object.entries(manager), ["direct_reports", directReports]];
+}
+
+/** Posts a form (fields may repeat) from the site's own origin, or with `headers` instead. */
+export function postEntries(
+  visitor: Visitor,
+  path: string,
+  entries: Array<[string, string]>,
+  headers: HeadersInit = sameOrigin(visitor.baseURL),
+): Promise<Response> {
+  return visitor.request(path, { method: "POST", headers, body: new URLSearchParams(entries) });
+}
+
+/** Gives a browser context the session (and every other cookie) of a visitor signed in over HTTP. */
+export async function shareCookies(visitor: Visitor, context: BrowserContext): Promise<void> {
+  await context.addCookies([...visitor.cookies].map(([name, value]) => ({ name, value, url: visitor.baseURL })));
+}
+
+/** The cookies of a browser context, as a Cookie header for plain HTTP requests. */
+export async function cookieHeaderOf(context: BrowserContext): Promise<string> {
+  return (await context.cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
+}
+
+/* ---------------------------------------------------------------- in the browser */
+
+export async function fillCompanyFields(page: Page, company: CompanyDraft, prefix = ""): Promise<void> {
+  for (const [key, value] of Object.entries(company)) {
+    const input = page.locator(`[name="${prefix}${key}"]`);
+    if (key === "country") await input.selectOption(value);
+    else await input.fill(value);
+  }
+}
+
+export async function fillManagerFields(
+  page: Page,
+  manager: ManagerDraft,
+  directReports: "Yes" | "No" = "Yes",
+): Promise<void> {
+  for (const [key, value] of Object.entries(manager)) await page.locator(`[name="${key}"]`).fill(value);
+  await page.locator(`input[name="direct_reports"][value="${directReports}"]`).check();
+}
+
+export async function rateEvery(page: Page, criteria: readonly string[], rating: number): Promise<void> {
+  for (const key of criteria) await page.locator(`input[name="${key}"][value="${rating}"]`).check();
+}
+
+export async function answerEvery(page: Page, questions: readonly string[], answer: "Yes" | "No"): Promise<void> {
+  for (const key of questions) await page.locator(`input[name="${key}"][value="${answer}"]`).check();
+}
+
+export function tagBox(page: Page, tag: string) {
+  return page.locator(`input[name="tags"][value="${tag}"]`);
+}
+
+export async function chooseTags(page: Page, tags: readonly string[]): Promise<void> {
+  for (const tag of tags) await tagBox(page, tag).check();
+}
+
+/** Fills every part of a company review (criteria, questions, tags, text and the layoffs date when given). */
+export async function fillCompanyReview(page: Page, review: ReviewDraft): Promise<void> {
+  await rateEvery(page, companyCriteria, review.rating ?? 4);
+  await answerEvery(page, companyYesNo, review.answer ?? "Yes");
+  await chooseTags(page, review.tags);
+  await page.locator('[name="review_text"]').fill(review.text);
+  if (review.layoffs) await page.locator('[name="recent_layoffs"]').fill(review.layoffs);
+}
+
+export async function fillManagerReview(page: Page, review: ReviewDraft): Promise<void> {
+  await rateEvery(page, managerCriteria, review.rating ?? 4);
+  await answerEvery(page, managerYesNo, review.answer ?? "Yes");
+  await chooseTags(page, review.tags);
+  await page.locator('[name="review_text"]').fill(review.text);
+}
