@@ -1,5 +1,6 @@
 import { APIError } from "better-auth/api";
 import { z } from "zod";
+import { contributionMessages } from "#app/lib/messages.ts";
 import type { Auth } from "#app/lib/auth.server.ts";
 import { newPasswordSchema } from "./password-policy.server.ts";
 
@@ -21,7 +22,6 @@ export const accountMessages = {
   twoFactorDisabled: "Two-factor authentication is off.",
   signedOutEverywhere: "You are signed out on every device.",
   accountDeleted: "Your account is deleted. Your reviews stay published: they were never linked to it.",
-  somethingWrong: "Something went wrong, please try again",
 } as const;
 
 const email = z.string().trim().toLowerCase().max(254).pipe(z.email(accountMessages.emailInvalid));
@@ -102,7 +102,8 @@ export async function signUp(
     return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
   } catch (error) {
     if (isApiError(error) && error.statusCode === 422) return failure(accountMessages.emailTaken, 409);
-    if (isApiError(error) && error.statusCode < 500) return failure(error.message || accountMessages.somethingWrong);
+    if (isApiError(error) && error.statusCode < 500)
+      return failure(error.message || contributionMessages.somethingWrong);
     throw error;
   }
 }

@@ -33,11 +33,27 @@ export const suggestionQuerySchema = z.object({
 export const pageQuerySchema = z.object({ after: z.string().max(1000).optional() });
 export const reviewPageQuerySchema = z.object({ before: z.string().max(1000).optional() });
 
-export const idParamSchema = z.coerce
-  .number({ error: "must be a positive whole number" })
-  .int("must be a positive whole number")
-  .min(1, "must be a positive whole number")
-  .max(2_147_483_647, "is too large");
+/** A positive id: a number, or its decimal digits as text (not "0x10", "1e3" or " 1"). */
+export const idParamSchema = z
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^[1-9]\d{0,9}$/, "must be a positive whole number")
+        .transform(Number),
+    ],
+    {
+      error: "must be a positive whole number",
+    },
+  )
+  .pipe(
+    z
+      .number()
+      .int("must be a positive whole number")
+      .min(1, "must be a positive whole number")
+      .max(2_147_483_647, "is too large"),
+  );
 
 /** A path id, or a ZodError naming the parameter (answered as 400 with that field). */
 export function parseIdParam(name: string, value: string | undefined): number {

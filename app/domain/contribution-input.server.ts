@@ -26,8 +26,10 @@ const reviewText = z
   .trim()
   .min(6, m.textTooShort)
   .max(5000, m.textTooLong)
+  // Line breaks and tabs are text; other control characters (NUL, which PostgreSQL refuses) are not.
+  .refine((text) => !/[^\P{Cc}\n\r\t]/u.test(text), m.controlCharacters)
   .superRefine((text, context) => {
-    // The guideline patterns cost time that grows faster than the text: never run them on an over-long text.
+    // An over-long text is refused already; checking it word by word would only cost time.
     if (text.length > 5000) return;
     const violation = guidelineViolation(text);
     if (violation) context.addIssue({ code: "custom", message: violation });
@@ -81,12 +83,15 @@ export const managerReviewSchema = z.object({
 export type ManagerReviewInput = z.infer<typeof managerReviewSchema>;
 
 function line(max: number) {
-  return z
-    .string({ error: m.required })
-    .trim()
-    .min(1, m.required)
-    .max(max, m.tooLong)
-    .refine((value) => !/[\r\n\t]/.test(value), m.singleLine);
+  return (
+    z
+      .string({ error: m.required })
+      .trim()
+      .min(1, m.required)
+      .max(max, m.tooLong)
+      // Line breaks, tabs and other control characters (NUL, which PostgreSQL refuses) have no place in a name.
+      .refine((value) => !/\p{Cc}/u.test(value), m.singleLine)
+  );
 }
 
 function webAddress(normalize: (value: string) => string | undefined, message: string) {

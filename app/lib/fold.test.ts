@@ -19,3 +19,9 @@ describe("escapeLike", () => {
     expect(escapeLike("100%_a\\b")).toBe("100\\%\\_a\\\\b");
   });
 });
+
+describe("fold of control characters", () => {
+  it("turns NUL and other control characters into spaces, which PostgreSQL text accepts", () => {
+    expect(fold("a\u0000b\u0007c")).toBe("a b c");
+  });
+});

@@ -35,6 +35,7 @@ export const contributionMessages = {
   required: "Fill in this field.",
   tooLong: "This is too long.",
   singleLine: "Keep this on one line.",
+  controlCharacters: "Remove the invisible control characters from the text.",
   country: "Choose a country from the list.",
   website: "Enter a web address such as acme.com or https://www.acme.com (http or https only).",
   linkedin: "Enter a LinkedIn profile address such as linkedin.com/in/jane-doe.",
@@ -59,6 +60,3 @@ export const toastTexts = {
   "company-reviewed": "Thank you for your submission!",
   "manager-reviewed": "Manager Review added successfully!",
 } as const;
-
-/** @deprecated Use toastTexts. */
-export const accountToasts = toastTexts;

@@ -18,7 +18,7 @@ import {
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
 import { field, fieldErrorsOf, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
-import { messages } from "#app/lib/messages.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAccount, setToast } from "#app/lib/session.server.ts";
 
@@ -129,7 +129,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       throw redirect(paths.home(), { headers: setToast(result.headers, "signed-out") });
     }
     default:
-      return outcome({ intent, formError: accountMessages.somethingWrong }, 400);
+      return outcome({ intent, formError: contributionMessages.somethingWrong }, 400);
   }
 }
 

@@ -14,6 +14,8 @@ export type RunningServer = {
   engine: Engine;
   baseURL: string;
   databaseUrl: string;
+  /** Where the mailer writes its .eml files (no SMTP_URL is set), for tests to read. */
+  outboxDir: string;
   /** Sends SIGTERM, waits for the process to end, removes its database; resolves with the exit code. */
   stop: () => Promise<number | null>;
   /** What the server wrote to stdout and stderr (LOG_LEVEL=warn: warnings and errors only). */
@@ -72,8 +74,16 @@ async function waitForHealth(baseURL: string, child: ChildProcess, output: () =>
   throw new Error(`the server did not become healthy within 30 s:\n${output()}`);
 }
 
-/** Starts the built production server (`npm run build` first) on a free port, with demo data. */
-export async function startServer(engine: Engine): Promise<RunningServer> {
+export type ServerOptions = {
+  /**
+   * Settings added to (or replacing) the defaults, e.g. TRUSTED_PROXIES, PUBLIC_URL, or DEMO_DATA=never for a
+   * faster start. PUBLIC_URL defaults to the server's own address, so links in mails lead back to it.
+   */
+  env?: Record<string, string>;
+};
+
+/** Starts the built production server (`npm run build` first) on a free port, with demo data unless told otherwise. */
+export async function startServer(engine: Engine, options: ServerOptions = {}): Promise<RunningServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-e2e-"));
   const database = await createDatabase(engine, dir).catch((error: unknown) => {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -85,19 +95,22 @@ export async function startServer(engine: Engine): Promise<RunningServer> {
   };
   const port = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATABASE_URL: database.url,
+    DEMO_DATA: "always",
+    LOG_LEVEL: "warn",
+    AUTH_SECRET: randomBytes(32).toString("hex"),
+    OUTBOX_DIR: path.join(dir, "outbox"),
+    PUBLIC_URL: baseURL,
+    ...options.env,
+  };
   const child = spawn(process.execPath, ["server/main.ts"], {
     cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      DEMO_DATA: "always",
-      LOG_LEVEL: "warn",
-      AUTH_SECRET: randomBytes(32).toString("hex"),
-      OUTBOX_DIR: path.join(dir, "outbox"),
-    },
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
@@ -120,6 +133,7 @@ export async function startServer(engine: Engine): Promise<RunningServer> {
     engine,
     baseURL,
     databaseUrl: database.url,
+    outboxDir: path.resolve(root, env.OUTBOX_DIR!),
     output,
     async stop() {
       let code = child.exitCode;

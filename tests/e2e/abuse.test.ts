@@ -1,0 +1,170 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { accountMessages } from "#app/domain/accounts.server.ts";
+import { passwordMessages } from "#app/domain/password-policy.server.ts";
+import { paths } from "#app/lib/paths.ts";
+import { rateLimits } from "#app/lib/rate-limit.server.ts";
+import { alertText, newClientIp, newEmail, Visitor } from "./support/http.ts";
+import { waitForMails } from "./support/outbox.ts";
+import { type RunningServer, startServer } from "./support/server.ts";
+
+// Rate limits count per server process and per client address. `proxied` believes X-Forwarded-For from 127.0.0.1,
+// so each test spends the buckets of addresses of its own; `direct` trusts no proxy, as out of the box.
+const [proxied, direct] = await Promise.all([
+  startServer("sqlite", { env: { DEMO_DATA: "never", TRUSTED_PROXIES: "127.0.0.1" } }),
+  startServer("sqlite", { env: { DEMO_DATA: "never" } }),
+]);
+const password = "a long and private passphrase";
+
+after(async () => {
+  for (const server of [proxied, direct]) {
+    assert.equal(await server.stop(), 0, `the server did not shut down cleanly on SIGTERM:\n${server.output()}`);
+    assert.doesNotMatch(server.output(), /"level":(50|60)/, "the server logged errors");
+  }
+});
+
+/** Asserts a refused attempt: 429 with a Retry-After of at most the limit's window; returns the page. */
+async function assertLimited(response: Response, windowSeconds: number): Promise<string> {
+  const body = await response.text();
+  assert.equal(response.status, 429, alertText(body) ?? body.slice(0, 200));
+  const retryAfter = Number(response.headers.get("retry-after"));
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds,
+    `Retry-After: ${response.headers.get("retry-after")}`,
+  );
+  return body;
+}
+
+async function status(response: Promise<Response>): Promise<number> {
+  const answered = await response;
+  await answered.body?.cancel();
+  return answered.status;
+}
+
+async function accountOn(server: RunningServer): Promise<string> {
+  const email = newEmail();
+  await new Visitor(server.baseURL, newClientIp()).signUp(email, password);
+  return email;
+}
+
+describe("rate limits", () => {
+  const signInWindow = rateLimits.signIn.duration;
+
+  it("answers the 11th sign-in attempt within 15 minutes from one address with 429 and Retry-After", async () => {
+    assert.equal(rateLimits.signIn.points, 10);
+    const email = await accountOn(proxied);
+    const attacker = new Visitor(proxied.baseURL, newClientIp());
+    for (let attempt = 1; attempt <= 10; attempt += 1) {
+      assert.equal(await status(attacker.signIn(email, `guess number ${attempt}`)), 401, `attempt ${attempt}`);
+    }
+    // Even the right password is refused now: the limit does not depend on guessing wrong.
+    const page = await assertLimited(await attacker.signIn(email, password), signInWindow);
+    assert.match(alertText(page) ?? "", /^Too many attempts\. Try again in \d+ minutes?\.$/);
+    // The JSON API's password grant counts in the same bucket.
+    const grant = await fetch(new URL("/api/v1/auth/token", proxied.baseURL), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Forwarded-For": attacker.ip! },
+      body: JSON.stringify({ grant_type: "password", email, password }),
+    });
+    assert.equal(grant.headers.get("content-type"), "application/problem+json");
+    await assertLimited(grant, signInWindow);
+  });
+
+  it("keeps separate buckets for two clients behind a trusted proxy (X-Forwarded-For)", async () => {
+    const email = await accountOn(proxied);
+    const first = new Visitor(proxied.baseURL, newClientIp());
+    for (let attempt = 1; attempt <= 10; attempt += 1) await status(first.signIn(email, `guess ${attempt}`));
+    await assertLimited(await first.signIn(email, "guess 11"), signInWindow);
+    const second = new Visitor(proxied.baseURL, newClientIp());
+    assert.equal(await status(second.signIn(email, "guess from elsewhere")), 401);
+    assert.equal(await status(second.signIn(email, password)), 302);
+  });
+
+  it("does not let a forged X-Forwarded-For escape the limit when no proxy is trusted", async () => {
+    const email = await accountOn(direct);
+    for (let attempt = 1; attempt <= 10; attempt += 1) {
+      const forger = new Visitor(direct.baseURL, newClientIp());
+      assert.equal(await status(forger.signIn(email, `guess ${attempt}`)), 401, `attempt ${attempt}`);
+    }
+    await assertLimited(await new Visitor(direct.baseURL, newClientIp()).signIn(email, "guess 11"), signInWindow);
+    await assertLimited(await new Visitor(direct.baseURL).signIn(email, password), signInWindow);
+  });
+
+  it("limits the attempts on one account from many addresses", async () => {
+    const { points, duration } = rateLimits.signInAccount;
+    const email = await accountOn(proxied);
+    for (let attempt = 1; attempt <= points; attempt += 1) {
+      const botnet = new Visitor(proxied.baseURL, newClientIp());
+      assert.equal(await status(botnet.signIn(email, `guess ${attempt}`)), 401, `attempt ${attempt}`);
+    }
+    await assertLimited(await new Visitor(proxied.baseURL, newClientIp()).signIn(email, password), duration);
+  });
+
+  it("counts sign-up attempts, refused ones too, and answers the 6th within an hour with 429", async () => {
+    const { points, duration } = rateLimits.signUp;
+    assert.equal(points, 5);
+    const person = new Visitor(proxied.baseURL, newClientIp());
+    for (let attempt = 1; attempt <= points; attempt += 1) {
+      const response = await person.post(paths.signUp(), { email: newEmail(), password: "password" });
+      assert.equal(response.status, 400, `attempt ${attempt}`);
+      assert.equal(alertText(await response.text()), passwordMessages.common);
+    }
+    await assertLimited(await person.post(paths.signUp(), { email: newEmail(), password }), duration);
+    assert.equal(
+      await status(new Visitor(proxied.baseURL, newClientIp()).post(paths.signUp(), { email: newEmail(), password })),
+      302,
+    );
+  });
+
+  it("limits password reset mails per address and per account", async () => {
+    const { points, duration } = rateLimits.passwordReset;
+    const person = new Visitor(proxied.baseURL, newClientIp());
+    for (let attempt = 1; attempt <= points; attempt += 1) {
+      assert.equal(await status(person.post(paths.forgotPassword(), { email: newEmail("nobody") })), 200);
+    }
+    await assertLimited(await person.post(paths.forgotPassword(), { email: newEmail("nobody") }), duration);
+
+    // One account's inbox cannot be flooded from many addresses either.
+    const email = await accountOn(proxied);
+    for (let attempt = 1; attempt <= points; attempt += 1) {
+      const asker = new Visitor(proxied.baseURL, newClientIp());
+      assert.equal(await status(asker.post(paths.forgotPassword(), { email })), 200, `request ${attempt}`);
+    }
+    await assertLimited(
+      await new Visitor(proxied.baseURL, newClientIp()).post(paths.forgotPassword(), { email }),
+      duration,
+    );
+    const mails = await waitForMails(proxied.outboxDir, {
+      to: email,
+      subject: /Reset your Candor password/,
+      count: points,
+    });
+    assert.equal(mails.length, points);
+  });
+
+  it("limits the confirmation mails an account can ask for again", async () => {
+    const { points, duration } = rateLimits.verificationMail;
+    const email = newEmail();
+    const person = new Visitor(proxied.baseURL, newClientIp());
+    await person.signUp(email, password);
+    for (let attempt = 1; attempt <= points; attempt += 1) {
+      const response = await person.post(paths.account(), { intent: "resend-verification" });
+      assert.equal(response.status, 200, `request ${attempt}`);
+      assert.match(await response.text(), new RegExp(accountMessages.verificationSent));
+    }
+    const page = await assertLimited(await person.post(paths.account(), { intent: "resend-verification" }), duration);
+    assert.match(alertText(page) ?? "", /Too many e-mails asked for/);
+    // The one sent at sign-up and one per accepted request.
+    const subject = /Confirm your e-mail address/;
+    const mails = await waitForMails(proxied.outboxDir, { to: email, subject, count: points + 1 });
+    assert.equal(mails.length, points + 1);
+  });
+
+  it("counts two-factor codes against the sign-in limit", async () => {
+    const person = new Visitor(proxied.baseURL, newClientIp());
+    for (let attempt = 1; attempt <= rateLimits.signIn.points; attempt += 1) {
+      assert.equal(await status(person.post(paths.twoFactor(), { code: "123456" })), 401, `attempt ${attempt}`);
+    }
+    await assertLimited(await person.post(paths.twoFactor(), { code: "654321" }), signInWindow);
+  });
+});
