@@ -66,6 +66,24 @@ function isApiError(error: unknown): error is APIError {
   return error instanceof APIError;
 }
 
+/**
+ * Runs a better-auth call. A refusal (a 4xx from better-auth) becomes `message` with `status`; anything else is a
+ * fault and is thrown. The cookies the call set are kept for the caller to forward.
+ */
+async function attempt<T>(
+  call: () => Promise<{ headers?: Headers; value: T }>,
+  message: string,
+  status = 400,
+): Promise<AccountResult<T>> {
+  try {
+    const { headers, value } = await call();
+    return { ok: true, headers: headers ? cookiesOf(headers) : new Headers(), value };
+  } catch (error) {
+    if (isApiError(error) && error.statusCode < 500) return failure(message, status);
+    throw error;
+  }
+}
+
 export type SignInOutcome = { twoFactor: boolean };
 
 /** Signs in with e-mail and password. Unknown e-mail and wrong password get the same message and similar time. */
@@ -74,18 +92,21 @@ export async function signIn(
   input: { email: string; password: string },
   headers: Headers,
 ): Promise<AccountResult<SignInOutcome>> {
-  try {
-    const { headers: responseHeaders, response } = await auth.api.signInEmail({
-      body: { email: input.email.trim().toLowerCase(), password: input.password, rememberMe: true },
-      headers,
-      returnHeaders: true,
-    });
-    const twoFactor = Boolean((response as { twoFactorRedirect?: boolean }).twoFactorRedirect);
-    return { ok: true, headers: cookiesOf(responseHeaders), value: { twoFactor } };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.invalidCredentials, 401);
-    throw error;
-  }
+  return attempt(
+    async () => {
+      const { headers: cookies, response } = await auth.api.signInEmail({
+        body: { email: input.email.trim().toLowerCase(), password: input.password, rememberMe: true },
+        headers,
+        returnHeaders: true,
+      });
+      return {
+        headers: cookies,
+        value: { twoFactor: Boolean((response as { twoFactorRedirect?: boolean }).twoFactorRedirect) },
+      };
+    },
+    accountMessages.invalidCredentials,
+    401,
+  );
 }
 
 export async function signUp(
@@ -125,23 +146,17 @@ export async function requestPasswordReset(auth: Auth, address: string): Promise
 }
 
 export async function resetPassword(auth: Auth, input: { token: string; password: string }): Promise<AccountResult> {
-  try {
+  return attempt(async () => {
     await auth.api.resetPassword({ body: { token: input.token, newPassword: input.password } });
-    return { ok: true, headers: new Headers(), value: undefined };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.resetInvalid);
-    throw error;
-  }
+    return { value: undefined };
+  }, accountMessages.resetInvalid);
 }
 
 export async function verifyEmail(auth: Auth, token: string): Promise<AccountResult> {
-  try {
+  return attempt(async () => {
     const { headers } = await auth.api.verifyEmail({ query: { token }, returnHeaders: true });
-    return { ok: true, headers: cookiesOf(headers), value: undefined };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.verificationInvalid);
-    throw error;
-  }
+    return { headers, value: undefined };
+  }, accountMessages.verificationInvalid);
 }
 
 export async function sendVerificationEmail(auth: Auth, address: string): Promise<void> {
@@ -157,17 +172,14 @@ export async function changePassword(
   input: { currentPassword: string; newPassword: string },
   headers: Headers,
 ): Promise<AccountResult> {
-  try {
-    const { headers: responseHeaders } = await auth.api.changePassword({
+  return attempt(async () => {
+    const { headers: cookies } = await auth.api.changePassword({
       body: { currentPassword: input.currentPassword, newPassword: input.newPassword, revokeOtherSessions: true },
       headers,
       returnHeaders: true,
     });
-    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
-    throw error;
-  }
+    return { headers: cookies, value: undefined };
+  }, accountMessages.currentPasswordWrong);
 }
 
 /** Ends every session of the account, this one included. */
@@ -177,17 +189,10 @@ export async function signOutEverywhere(auth: Auth, headers: Headers): Promise<H
 }
 
 export async function deleteAccount(auth: Auth, password: string, headers: Headers): Promise<AccountResult> {
-  try {
-    const { headers: responseHeaders } = await auth.api.deleteUser({
-      body: { password },
-      headers,
-      returnHeaders: true,
-    });
-    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
-    throw error;
-  }
+  return attempt(async () => {
+    const { headers: cookies } = await auth.api.deleteUser({ body: { password }, headers, returnHeaders: true });
+    return { headers: cookies, value: undefined };
+  }, accountMessages.currentPasswordWrong);
 }
 
 export type TwoFactorSetup = { totpURI: string; backupCodes: string[] };
@@ -198,14 +203,11 @@ export async function startTwoFactor(
   password: string,
   headers: Headers,
 ): Promise<AccountResult<TwoFactorSetup>> {
-  try {
-    const value = await auth.api.enableTwoFactor({ body: { password }, headers });
-    if (value.method !== "totp") throw new Error("Expected a TOTP set-up from better-auth.");
-    return { ok: true, headers: new Headers(), value: { totpURI: value.totpURI, backupCodes: value.backupCodes } };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
-    throw error;
-  }
+  return attempt(async () => {
+    const setup = await auth.api.enableTwoFactor({ body: { password }, headers });
+    if (setup.method !== "totp") throw new Error("Expected a TOTP set-up from better-auth.");
+    return { value: { totpURI: setup.totpURI, backupCodes: setup.backupCodes } };
+  }, accountMessages.currentPasswordWrong);
 }
 
 /** Checks a TOTP code: confirms a pending set-up, or completes a sign-in challenge. */
@@ -214,47 +216,38 @@ export async function verifyTotp(
   input: { code: string; trustDevice?: boolean },
   headers: Headers,
 ): Promise<AccountResult> {
-  try {
-    const { headers: responseHeaders } = await auth.api.verifyTOTP({
-      body: { code: input.code, trustDevice: input.trustDevice ?? false },
-      headers,
-      returnHeaders: true,
-    });
-    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.codeInvalid, 401);
-    throw error;
-  }
+  return attempt(
+    async () => {
+      const { headers: cookies } = await auth.api.verifyTOTP({
+        body: { code: input.code, trustDevice: input.trustDevice ?? false },
+        headers,
+        returnHeaders: true,
+      });
+      return { headers: cookies, value: undefined };
+    },
+    accountMessages.codeInvalid,
+    401,
+  );
 }
 
 /** Completes a sign-in challenge with a one-time backup code instead of the app. */
 export async function verifyBackupCode(auth: Auth, code: string, headers: Headers): Promise<AccountResult> {
-  try {
-    const { headers: responseHeaders } = await auth.api.verifyBackupCode({
-      body: { code },
-      headers,
-      returnHeaders: true,
-    });
-    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.codeInvalid, 401);
-    throw error;
-  }
+  return attempt(
+    async () => {
+      const { headers: cookies } = await auth.api.verifyBackupCode({ body: { code }, headers, returnHeaders: true });
+      return { headers: cookies, value: undefined };
+    },
+    accountMessages.codeInvalid,
+    401,
+  );
 }
 
 /** Turns two-factor off. better-auth re-issues the session: forward the returned cookie or the user is signed out. */
 export async function disableTwoFactor(auth: Auth, password: string, headers: Headers): Promise<AccountResult> {
-  try {
-    const { headers: responseHeaders } = await auth.api.disableTwoFactor({
-      body: { password },
-      headers,
-      returnHeaders: true,
-    });
-    return { ok: true, headers: cookiesOf(responseHeaders), value: undefined };
-  } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(accountMessages.currentPasswordWrong);
-    throw error;
-  }
+  return attempt(async () => {
+    const { headers: cookies } = await auth.api.disableTwoFactor({ body: { password }, headers, returnHeaders: true });
+    return { headers: cookies, value: undefined };
+  }, accountMessages.currentPasswordWrong);
 }
 
 export type AccountUser = { id: string; email: string; emailVerified: boolean; twoFactorEnabled: boolean };
