@@ -1,6 +1,18 @@
 import { z } from "zod";
 import { isCountryCode } from "#app/lib/countries.server.ts";
-import { companyReviewSchema, companySchema, managerReviewSchema, managerSchema } from "./contribution-input.server.ts";
+import {
+  companyReviewSchema as companyReviewFields,
+  companySchema as companyFields,
+  managerReviewSchema as managerReviewFields,
+  managerSchema as managerFields,
+} from "./contribution-input.server.ts";
+
+// API bodies are strict: a field the API does not know (a user id, a review count) is a 400, not silently dropped.
+// The HTML forms read only the fields they know, so they share the same rules without this.
+export const companyReviewSchema = companyReviewFields.strict();
+export const managerReviewSchema = managerReviewFields.strict();
+const companySchema = companyFields.strict();
+const managerSchema = managerFields.strict();
 
 /** Query parameters and bodies of the JSON API, built from the same schemas as the HTML forms. */
 
@@ -74,8 +86,6 @@ export const newManagerBodySchema = z
     message: "send either company_id (an existing company) or company (a new one)",
     path: ["company_id"],
   });
-
-export { companyReviewSchema, managerReviewSchema };
 
 /** Reads query parameters into a plain object for a schema (repeated parameters keep their last value). */
 export function queryOf(request: Request): Record<string, string> {

@@ -72,9 +72,14 @@ export async function action({ context, request }: Route.ActionArgs) {
     });
   }
   const companyValues = Object.fromEntries(companyKeys.map((key) => [key, values[`${companyPrefix}${key}`]]));
+  // The company's fields count only when a new company is being added.
   const parsed = parseParts(
-    { manager: managerSchema, review: managerReviewSchema, ...(choice === "new" ? { company: companySchema } : {}) },
-    { manager: values, review: values, company: companyValues },
+    {
+      manager: managerSchema,
+      review: managerReviewSchema,
+      company: existingId ? companySchema.optional() : companySchema,
+    },
+    { manager: values, review: values, company: existingId ? undefined : companyValues },
     values,
     // Company field errors carry the prefix of their inputs, apart from the manager's city and state.
     { company: companyPrefix },
@@ -86,10 +91,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       database().db,
       { userId: account.id, secret: serverSecret() },
       {
-        company:
-          existingId !== undefined
-            ? { id: existingId }
-            : { company: (parsed.data as { company: ReturnType<typeof companySchema.parse> }).company },
+        company: parsed.data.company ? { company: parsed.data.company } : { id: existingId! },
         manager: parsed.data.manager,
         review: parsed.data.review,
       },
