@@ -7,15 +7,14 @@ import { CompanyReviewFields } from "#app/components/review-form/review-fields.t
 import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
 import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
 import { database } from "#app/db/database.server.ts";
-import { findCompany } from "#app/domain/companies.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
 import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
 import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
-import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
+import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
 import { requireAccount, setToast } from "#app/lib/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
@@ -23,14 +22,9 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
   return retryAfterOf(actionHeaders);
 }
 
-async function companyOf(request: Request) {
-  const id = parseId(new URL(request.url).searchParams.get("company"));
-  return id === undefined ? undefined : findCompany(database().db, id);
-}
-
 export async function loader({ context, request }: Route.LoaderArgs) {
   requireAccount(context, request);
-  const company = await companyOf(request);
+  const company = await companyOfQuery(request);
   if (!company) return data({ company: null }, { status: 404 });
   return { company: { id: company.id, name: company.name } };
 }
@@ -39,7 +33,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   requireAccount(context, request);
   const form = await request.formData();
   const values = reviewFormValues(form, companyReviewKeys);
-  const company = await companyOf(request);
+  const company = await companyOfQuery(request);
   if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
   const limited = await rateLimitOrNull("review", context.get(clientContext).ipKey);
   if (limited) return limited;

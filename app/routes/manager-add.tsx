@@ -8,7 +8,6 @@ import { ManagerReviewFields } from "#app/components/review-form/review-fields.t
 import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
 import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
 import { database } from "#app/db/database.server.ts";
-import { findCompany } from "#app/domain/companies.server.ts";
 import {
   managerKeys,
   managerReviewKeys,
@@ -21,8 +20,8 @@ import { clientContext } from "#app/lib/client.server.ts";
 import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
 import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
-import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
+import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
 import { requireAccount, setToast } from "#app/lib/session.server.ts";
 
@@ -31,14 +30,9 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
   return retryAfterOf(actionHeaders);
 }
 
-async function companyOf(request: Request) {
-  const id = parseId(new URL(request.url).searchParams.get("company"));
-  return id === undefined ? undefined : findCompany(database().db, id);
-}
-
 export async function loader({ context, request }: Route.LoaderArgs) {
   requireAccount(context, request);
-  const company = await companyOf(request);
+  const company = await companyOfQuery(request);
   if (!company) return data({ company: null }, { status: 404 });
   return { company: { id: company.id, name: company.name } };
 }
@@ -47,7 +41,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const account = requireAccount(context, request);
   const form = await request.formData();
   const values = reviewFormValues(form, [...managerKeys, ...managerReviewKeys]);
-  const company = await companyOf(request);
+  const company = await companyOfQuery(request);
   if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
   const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
   if (limited) return limited;

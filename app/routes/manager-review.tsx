@@ -9,13 +9,12 @@ import { useFormComplete } from "#app/components/review-form/use-form-complete.t
 import { database } from "#app/db/database.server.ts";
 import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
-import { findManager } from "#app/domain/managers.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
 import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
 import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
-import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
+import { managerOfQuery } from "#app/lib/query-subjects.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
 import { accountContext, setToast } from "#app/lib/session.server.ts";
 
@@ -24,13 +23,8 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
   return retryAfterOf(actionHeaders);
 }
 
-async function managerOf(request: Request) {
-  const id = parseId(new URL(request.url).searchParams.get("manager"));
-  return id === undefined ? undefined : findManager(database().db, id);
-}
-
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const manager = await managerOf(request);
+  const manager = await managerOfQuery(request);
   if (!manager) return data({ manager: null, blocked: null }, { status: 404 });
   const summary = { id: manager.id, name: `${manager.firstName} ${manager.lastName}` };
   const account = context.get(accountContext);
@@ -44,7 +38,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const values = reviewFormValues(form, managerReviewKeys);
   const account = context.get(accountContext);
   if (!account) return refuse({ formError: contributionMessages.mustSignIn, values }, 401);
-  const manager = await managerOf(request);
+  const manager = await managerOfQuery(request);
   if (!manager) return refuse({ formError: contributionMessages.managerIdRequired, values }, 404);
   const limited = await rateLimitOrNull("review", context.get(clientContext).ipKey);
   if (limited) return limited;

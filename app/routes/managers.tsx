@@ -4,21 +4,18 @@ import type { Route } from "./+types/managers.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { database } from "#app/db/database.server.ts";
-import { findCompany } from "#app/domain/companies.server.ts";
 import { companyManagers } from "#app/domain/managers.server.ts";
 import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
-import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
+import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
 import { useSignedIn } from "#app/lib/use-signed-in.ts";
 
 export async function loader({ request }: Route.LoaderArgs) {
-  const url = new URL(request.url);
-  const id = parseId(url.searchParams.get("company"));
-  const { db } = database();
-  const company = id === undefined ? undefined : await findCompany(db, id);
+  const company = await companyOfQuery(request);
   if (!company) return data({ company: null, managers: null }, { status: 404 });
-  const managers = await companyManagers(db, company.id, url.searchParams.get("after"));
+  const after = new URL(request.url).searchParams.get("after");
+  const managers = await companyManagers(database().db, company.id, after);
   return { company: { id: company.id, name: company.name }, managers };
 }
 
