@@ -205,40 +205,26 @@ export default function AccountPage({ loaderData, actionData }: Route.ComponentP
         {loaderData.twoFactorEnabled ? (
           <>
             <p>Two-factor authentication is on: signing in asks for a code from your authenticator app.</p>
-            <Form method="post" className="stack" noValidate>
-              <input type="hidden" name="intent" value="disable-2fa" />
-              <Field
-                label="Password"
-                name="password"
-                type="password"
-                autoComplete="current-password"
-                required
-                error={result("disable-2fa")?.fieldErrors?.password}
-              />
-              <button type="submit" className="button button-secondary" disabled={busy}>
-                Turn off two-factor authentication
-              </button>
-            </Form>
+            <PasswordForm
+              intent="disable-2fa"
+              error={result("disable-2fa")?.fieldErrors?.password}
+              busy={busy}
+              button="Turn off two-factor authentication"
+              buttonClass="button button-secondary"
+            />
           </>
         ) : setup || result("confirm-2fa") ? (
           <TwoFactorSetup setup={setup} codeError={result("confirm-2fa")?.fieldErrors?.code} busy={busy} />
         ) : (
           <>
             <p>Protect your account with a code from an authenticator app at every sign-in.</p>
-            <Form method="post" className="stack" noValidate>
-              <input type="hidden" name="intent" value="enable-2fa" />
-              <Field
-                label="Password"
-                name="password"
-                type="password"
-                autoComplete="current-password"
-                required
-                error={result("enable-2fa")?.fieldErrors?.password}
-              />
-              <button type="submit" className="button" disabled={busy}>
-                Set up two-factor authentication
-              </button>
-            </Form>
+            <PasswordForm
+              intent="enable-2fa"
+              error={result("enable-2fa")?.fieldErrors?.password}
+              busy={busy}
+              button="Set up two-factor authentication"
+              buttonClass="button"
+            />
           </>
         )}
       </Section>
@@ -259,16 +245,13 @@ export default function AccountPage({ loaderData, actionData }: Route.ComponentP
           they are anonymous and were never linked to your account, so nobody, us included, can find them to delete
           them.
         </p>
-        <Form method="post" className="stack" noValidate>
-          <input type="hidden" name="intent" value="delete-account" />
-          <Field
-            label="Password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            error={result("delete-account")?.fieldErrors?.password}
-          />
+        <PasswordForm
+          intent="delete-account"
+          error={result("delete-account")?.fieldErrors?.password}
+          busy={busy}
+          button="Delete my account"
+          buttonClass="button button-danger"
+        >
           <div className={confirmError ? "field invalid" : "field"}>
             <label className="checkbox">
               <input
@@ -287,12 +270,37 @@ export default function AccountPage({ loaderData, actionData }: Route.ComponentP
               </p>
             ) : null}
           </div>
-          <button type="submit" className="button button-danger" disabled={busy}>
-            Delete my account
-          </button>
-        </Form>
+        </PasswordForm>
       </Section>
     </div>
+  );
+}
+
+/** A form that acts only once the account's password confirms it (two-factor on or off, deleting the account). */
+function PasswordForm({
+  intent,
+  error,
+  busy,
+  button,
+  buttonClass,
+  children,
+}: {
+  intent: Intent;
+  error: string | undefined;
+  busy: boolean;
+  button: string;
+  buttonClass: string;
+  children?: React.ReactNode;
+}) {
+  return (
+    <Form method="post" className="stack" noValidate>
+      <input type="hidden" name="intent" value={intent} />
+      <Field label="Password" name="password" type="password" autoComplete="current-password" required error={error} />
+      {children}
+      <button type="submit" className={buttonClass} disabled={busy}>
+        {button}
+      </button>
+    </Form>
   );
 }
 
