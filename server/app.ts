@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs";
 import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
 import express from "express";
@@ -12,6 +13,7 @@ import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { cspNonceContext } from "#app/lib/request-context.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
+import { createPageCache } from "./page-cache.ts";
 import { requireSameOrigin } from "./same-origin.ts";
 
 /** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
@@ -51,6 +53,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   const { TRUSTED_PROXIES } = env();
   app.set("trust proxy", TRUSTED_PROXIES.length > 0 ? TRUSTED_PROXIES : false);
   const secret = serverSecret();
+  const clientKey = (req: express.Request) => hashIdentifier(secret, "ip", req.ip ?? "unknown");
 
   app.use((_req, res, next) => {
     res.locals.cspNonce = randomBytes(16).toString("base64");
@@ -106,7 +109,15 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   });
   if (clientDir) {
     app.use("/assets", express.static(`${clientDir}/assets`, { immutable: true, maxAge: "1y", index: false }));
-    app.use(express.static(clientDir, { maxAge: "1h", index: false }));
+    // The few top-level files (favicon, robots.txt) by name: a stat() per request for every page would cost more.
+    const topLevel = new Set(
+      fs
+        .readdirSync(clientDir, { withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => `/${entry.name}`),
+    );
+    const serveTopLevel = express.static(clientDir, { maxAge: "1h", index: false });
+    app.use((req, res, next) => (topLevel.has(req.path) ? serveTopLevel(req, res, next) : next()));
   }
 
   app.use(requireSameOrigin);
@@ -120,6 +131,9 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     }
   });
 
+  // Production only: in development Vite reloads the app's modules, so writes could not reach the cache.
+  if (production) app.use(createPageCache({ clientKey }).middleware);
+
   app.use(
     createRequestHandler({
       build,
@@ -127,7 +141,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
       getLoadContext(req, res) {
         const context = new RouterContextProvider();
         context.set(cspNonceContext, String(res.locals.cspNonce));
-        context.set(clientContext, { ipKey: hashIdentifier(secret, "ip", req.ip ?? "unknown") });
+        context.set(clientContext, { ipKey: clientKey(req) });
         return context;
       },
     }),

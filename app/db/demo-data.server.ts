@@ -214,11 +214,92 @@ async function insertChunked<T extends keyof Database>(
   }
 }
 
-export async function generateDemoData(db: Kysely<Database>, options: DemoOptions): Promise<DemoSummary> {
+export type DemoBatch = {
+  companies: Array<Insertable<CompaniesTable>>;
+  companyReviews: NewCompanyReview[];
+  managers: Array<Insertable<ManagersTable>>;
+  links: Array<{ manager_id: number; company_id: number }>;
+  managerReviews: NewManagerReview[];
+};
+
+/** A seeded faker, so the same seed always makes the same companies. */
+export async function demoFaker(seed = 20261121): Promise<Faker> {
   const { Faker: FakerClass, en, base } = await import("@faker-js/faker");
   const faker = new FakerClass({ locale: [en, base] });
-  faker.seed(options.seed ?? 20261121);
+  faker.seed(seed);
+  return faker;
+}
 
+/**
+ * Makes `size` companies numbered from `ids.company` (and their managers from `ids.manager`) with their reviews and
+ * exact aggregates; advances `ids` past what it used. Writes nothing: the caller inserts the rows.
+ */
+export function makeDemoBatch(faker: Faker, size: number, ids: { company: number; manager: number }): DemoBatch {
+  const batch: DemoBatch = { companies: [], companyReviews: [], managers: [], links: [], managerReviews: [] };
+  for (let i = 0; i < size; i++) {
+    const id = ids.company++;
+    const name = faker.company.name();
+    const country = weightedCountry(faker);
+    const reviews = Array.from({ length: reviewCountFor(faker) }, () => companyReview(faker, id));
+    const company: Record<string, unknown> = {
+      id,
+      name,
+      folded_name: fold(name),
+      country,
+      state: faker.location.state(),
+      city: `${faker.location.city()}${faker.datatype.boolean(0.1) ? ` ${faker.helpers.arrayElement(citySuffixes)}` : ""}`,
+      // The id keeps two demo companies of the same generated name distinct (name and website identify one).
+      website: `https://${slug(name)}-${id}.example/`,
+      website_key: websiteKey(`https://${slug(name)}-${id}.example/`),
+      glassdoor_url: `https://reviews.example/${slug(name)}-${id}`,
+      industry: faker.helpers.arrayElement(industries),
+      recent_layoffs: faker.datatype.boolean(0.15) ? pastDay(faker) : null,
+      is_demo: 1,
+      created_on: pastDay(faker),
+      latest_has_oncall: 0,
+    };
+    addToAggregates(company, reviews as never, companyCriteria, ["again", "recommend"]);
+    const newest = reviews.reduce<NewCompanyReview | undefined>(
+      (latest, review) => (!latest || review.created_on > latest.created_on ? review : latest),
+      undefined,
+    );
+    company.latest_has_oncall = newest?.has_oncall ?? 0;
+    batch.companies.push(company as Insertable<CompaniesTable>);
+    batch.companyReviews.push(...reviews);
+
+    const managerCount = faker.number.int({ min: 0, max: 3 });
+    for (let m = 0; m < managerCount; m++) {
+      const managerId = ids.manager++;
+      const firstName = faker.person.firstName();
+      const lastName = faker.person.lastName();
+      const mReviews = Array.from({ length: Math.round(reviewCountFor(faker) / 2) }, () =>
+        managerReview(faker, managerId),
+      );
+      const manager: Record<string, unknown> = {
+        id: managerId,
+        first_name: firstName,
+        last_name: lastName,
+        folded_name: fold(`${firstName} ${lastName}`),
+        country,
+        state: company.state,
+        city: company.city,
+        title: faker.helpers.arrayElement(managerTitles),
+        department: faker.datatype.boolean(0.5) ? faker.helpers.arrayElement(departments) : null,
+        linkedin_url: `https://linkedin.example/in/${slug(`${firstName}-${lastName}`)}-${managerId}`,
+        is_demo: 1,
+        created_on: pastDay(faker),
+      };
+      addToAggregates(manager, mReviews as never, managerCriteria, managerYesNo);
+      batch.managers.push(manager as Insertable<ManagersTable>);
+      batch.links.push({ manager_id: managerId, company_id: id });
+      batch.managerReviews.push(...mReviews);
+    }
+  }
+  return batch;
+}
+
+/** The ids the next demo rows take: one past the highest in the database. */
+export async function nextDemoIds(db: Kysely<Database>): Promise<{ company: number; manager: number }> {
   const lastCompany = await db
     .selectFrom("companies")
     .select((eb) => eb.fn.max("id").as("id"))
@@ -227,91 +308,29 @@ export async function generateDemoData(db: Kysely<Database>, options: DemoOption
     .selectFrom("managers")
     .select((eb) => eb.fn.max("id").as("id"))
     .executeTakeFirst();
-  let nextCompanyId = Number(lastCompany?.id ?? 0) + 1;
-  let nextManagerId = Number(lastManager?.id ?? 0) + 1;
+  return { company: Number(lastCompany?.id ?? 0) + 1, manager: Number(lastManager?.id ?? 0) + 1 };
+}
+
+export async function generateDemoData(db: Kysely<Database>, options: DemoOptions): Promise<DemoSummary> {
+  const faker = await demoFaker(options.seed);
+  const ids = await nextDemoIds(db);
   const summary: DemoSummary = { companies: 0, managers: 0, companyReviews: 0, managerReviews: 0 };
   const batchSize = 500;
 
   for (let done = 0; done < options.companies; done += batchSize) {
-    const size = Math.min(batchSize, options.companies - done);
-    const companies: Array<Insertable<CompaniesTable>> = [];
-    const companyReviews: NewCompanyReview[] = [];
-    const managers: Array<Insertable<ManagersTable>> = [];
-    const links: Array<{ manager_id: number; company_id: number }> = [];
-    const managerReviews: NewManagerReview[] = [];
-
-    for (let i = 0; i < size; i++) {
-      const id = nextCompanyId++;
-      const name = faker.company.name();
-      const country = weightedCountry(faker);
-      const reviews = Array.from({ length: reviewCountFor(faker) }, () => companyReview(faker, id));
-      const company: Record<string, unknown> = {
-        id,
-        name,
-        folded_name: fold(name),
-        country,
-        state: faker.location.state(),
-        city: `${faker.location.city()}${faker.datatype.boolean(0.1) ? ` ${faker.helpers.arrayElement(citySuffixes)}` : ""}`,
-        // The id keeps two demo companies of the same generated name distinct (name and website identify one).
-        website: `https://${slug(name)}-${id}.example/`,
-        website_key: websiteKey(`https://${slug(name)}-${id}.example/`),
-        glassdoor_url: `https://reviews.example/${slug(name)}-${id}`,
-        industry: faker.helpers.arrayElement(industries),
-        recent_layoffs: faker.datatype.boolean(0.15) ? pastDay(faker) : null,
-        is_demo: 1,
-        created_on: pastDay(faker),
-        latest_has_oncall: 0,
-      };
-      addToAggregates(company, reviews as never, companyCriteria, ["again", "recommend"]);
-      const newest = reviews.reduce<NewCompanyReview | undefined>(
-        (latest, review) => (!latest || review.created_on > latest.created_on ? review : latest),
-        undefined,
-      );
-      company.latest_has_oncall = newest?.has_oncall ?? 0;
-      companies.push(company as Insertable<CompaniesTable>);
-      companyReviews.push(...reviews);
-
-      const managerCount = faker.number.int({ min: 0, max: 3 });
-      for (let m = 0; m < managerCount; m++) {
-        const managerId = nextManagerId++;
-        const firstName = faker.person.firstName();
-        const lastName = faker.person.lastName();
-        const mReviews = Array.from({ length: Math.round(reviewCountFor(faker) / 2) }, () =>
-          managerReview(faker, managerId),
-        );
-        const manager: Record<string, unknown> = {
-          id: managerId,
-          first_name: firstName,
-          last_name: lastName,
-          folded_name: fold(`${firstName} ${lastName}`),
-          country,
-          state: company.state,
-          city: company.city,
-          title: faker.helpers.arrayElement(managerTitles),
-          department: faker.datatype.boolean(0.5) ? faker.helpers.arrayElement(departments) : null,
-          linkedin_url: `https://linkedin.example/in/${slug(`${firstName}-${lastName}`)}-${managerId}`,
-          is_demo: 1,
-          created_on: pastDay(faker),
-        };
-        addToAggregates(manager, mReviews as never, managerCriteria, managerYesNo);
-        managers.push(manager as Insertable<ManagersTable>);
-        links.push({ manager_id: managerId, company_id: id });
-        managerReviews.push(...mReviews);
-      }
-    }
-
+    const batch = makeDemoBatch(faker, Math.min(batchSize, options.companies - done), ids);
     await db.transaction().execute(async (trx) => {
-      await insertChunked(trx, "companies", companies);
-      await insertChunked(trx, "company_reviews", companyReviews);
-      await insertChunked(trx, "managers", managers);
-      await insertChunked(trx, "manager_companies", links);
-      await insertChunked(trx, "manager_reviews", managerReviews);
+      await insertChunked(trx, "companies", batch.companies);
+      await insertChunked(trx, "company_reviews", batch.companyReviews);
+      await insertChunked(trx, "managers", batch.managers);
+      await insertChunked(trx, "manager_companies", batch.links);
+      await insertChunked(trx, "manager_reviews", batch.managerReviews);
     });
-    summary.companies += companies.length;
-    summary.managers += managers.length;
-    summary.companyReviews += companyReviews.length;
-    summary.managerReviews += managerReviews.length;
-    options.onProgress?.(done + size);
+    summary.companies += batch.companies.length;
+    summary.managers += batch.managers.length;
+    summary.companyReviews += batch.companyReviews.length;
+    summary.managerReviews += batch.managerReviews.length;
+    options.onProgress?.(done + batch.companies.length);
   }
 
   await syncIdSequence(db, "companies");

@@ -12,8 +12,8 @@ export function jsonArrayLength(db: Kysely<any>, column: string) {
 }
 
 /** `folded_name` contains the (already folded) term, wildcards in the term taken literally; same SQL on both engines. */
-export function containsFolded(term: string) {
-  return sql<boolean>`${sql.ref("folded_name")} like ${`%${escapeLike(term)}%`} escape '\\'`;
+export function containsFolded(term: string, column = "folded_name") {
+  return sql<boolean>`${sql.ref(column)} like ${`%${escapeLike(term)}%`} escape '\\'`;
 }
 
 /** After rows were inserted with explicit ids, move PostgreSQL's identity past them (SQLite needs nothing). */

@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import { containsFolded } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
 import { countryName } from "#app/lib/countries.server.ts";
 import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
 import { fold } from "#app/lib/fold.ts";
 import { type CompanyCriterion, companyCriteria } from "#app/lib/ratings.ts";
+import { searchByName } from "./name-search.server.ts";
 import {
   type CompanyReviewCard,
   type Page,
@@ -30,6 +30,16 @@ export function decodeNameCursor(cursor: string | null | undefined): [string, nu
   return [name, Number(id)];
 }
 
+type CompanySearchRow = {
+  id: number;
+  name: string;
+  city: string;
+  review_count: number;
+  folded_name: string;
+  is_demo: number;
+};
+const companySearchColumns = ["id", "name", "city", "review_count", "folded_name", "is_demo"] as const;
+
 export type CompanySearchResult = { id: number; name: string; city: string; reviewCount: number; isDemo: boolean };
 
 /**
@@ -41,17 +51,12 @@ export async function searchCompanies(
 ): Promise<Page<CompanySearchResult>> {
   const term = fold(query.term);
   if (!term) return { items: [], next: null };
-  const after = decodeNameCursor(query.after);
-  let select = db
-    .selectFrom("companies")
-    .select(["id", "name", "city", "review_count", "folded_name", "is_demo"])
-    .where("country", "=", query.country)
-    .where(containsFolded(term))
-    .orderBy("folded_name")
-    .orderBy("id")
-    .limit(searchPageSize + 1);
-  if (after) select = select.where((eb) => eb(eb.refTuple("folded_name", "id"), ">", eb.tuple(...after)));
-  const rows = await select.execute();
+  const rows = await searchByName<CompanySearchRow>(db, "companies", companySearchColumns, {
+    country: query.country,
+    term,
+    after: decodeNameCursor(query.after),
+    limit: searchPageSize + 1,
+  });
   const items = rows.slice(0, searchPageSize);
   const last = items.at(-1);
   return {

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
+import { publicDataChanged } from "#app/lib/data-version.server.ts";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId, today } from "#app/lib/ids.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
@@ -151,6 +152,7 @@ export async function recordCompanyReview(
   review: CompanyReviewInput,
 ): Promise<void> {
   await db.transaction().execute((trx) => insertCompanyReview(trx, companyId, review));
+  publicDataChanged();
 }
 
 /** Adds a company together with its first review; returns the new company's id. */
@@ -159,11 +161,13 @@ export async function addCompany(
   company: CompanyInput,
   review: CompanyReviewInput,
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  const id = await db.transaction().execute(async (trx) => {
     const id = await insertCompany(trx, company);
     await insertCompanyReview(trx, id, review);
     return id;
   });
+  publicDataChanged();
+  return id;
 }
 
 /** Adds a review of a manager: one per user per manager, enforced by the receipt's primary key. */
@@ -174,6 +178,7 @@ export async function recordManagerReview(
   review: ManagerReviewInput,
 ): Promise<void> {
   await db.transaction().execute((trx) => insertManagerReview(trx, author, managerId, review));
+  publicDataChanged();
 }
 
 export type ManagerCompany = { id: number } | { company: CompanyInput };
@@ -187,7 +192,7 @@ export async function addManager(
   author: Author,
   input: { company: ManagerCompany; manager: ManagerInput; review: ManagerReviewInput },
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  const id = await db.transaction().execute(async (trx) => {
     const companyId = "id" in input.company ? input.company.id : await insertCompany(trx, input.company.company);
     const company = await trx
       .selectFrom("companies")
@@ -211,6 +216,8 @@ export async function addManager(
     await insertManagerReview(trx, author, row.id, input.review);
     return row.id;
   });
+  publicDataChanged();
+  return id;
 }
 
 export type CompanySuggestion = { id: number; name: string; city: string; country: string };

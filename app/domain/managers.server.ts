@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { containsFolded } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
 import { countryName } from "#app/lib/countries.server.ts";
 import { encodeCursor } from "#app/lib/cursor.server.ts";
@@ -16,6 +15,7 @@ import {
   reviewsPageSize,
   scoreFromSums,
 } from "./reviews.server.ts";
+import { searchByName } from "./name-search.server.ts";
 
 export type CompanyRef = { id: number; name: string };
 
@@ -101,17 +101,13 @@ export async function searchManagers(
 ): Promise<Page<ManagerCard>> {
   const term = fold(query.term);
   if (!term) return { items: [], next: null };
-  const after = decodeNameCursor(query.after);
-  let select = db
-    .selectFrom("managers")
-    .select(cardColumns)
-    .where("country", "=", query.country)
-    .where(containsFolded(term))
-    .orderBy("folded_name")
-    .orderBy("id")
-    .limit(searchPageSize + 1);
-  if (after) select = select.where((eb) => eb(eb.refTuple("folded_name", "id"), ">", eb.tuple(...after)));
-  return toCardPage(db, await select.execute());
+  const rows = await searchByName<ManagerCardRow>(db, "managers", cardColumns, {
+    country: query.country,
+    term,
+    after: decodeNameCursor(query.after),
+    limit: searchPageSize + 1,
+  });
+  return toCardPage(db, rows);
 }
 
 /** The managers linked to a company, by name, keyset-paginated. */

@@ -1,0 +1,357 @@
+// `npm run bench [-- --sizes 10000,100000,1000000] [--seconds 10] [--postgres]`: the built server against a bare
+// node:http baseline, on datasets of 10k, 100k and 1M companies, in one run. See docs/performance.md.
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { once } from "node:events";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import {
+  accessToken,
+  companyReview,
+  freePort,
+  newClientIp,
+  newMarker,
+  root,
+  signUp,
+  sleep,
+} from "../scripts/reliability/support.ts";
+import { copyDataset, ensureDataset } from "./dataset.ts";
+import { loadPostgres, markerPrefix, storedReviews, type Target, targetsOf } from "./targets.ts";
+
+const usage = `Usage: npm run bench -- [--sizes 10000,100000,1000000] [--seconds 10] [--connections 50] [--postgres]
+                       [--only search,company,manager,review] [--profile DIR]
+
+Measures the built server with autocannon against a bare node:http JSON answer, on demo datasets of each size
+(made once and kept under ./data/bench/). --postgres loads the same datasets into the schema "bench" of
+DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and runs the server on it. --only runs the
+scenarios whose names contain one of the words; --profile writes the server's CPU profiles (.cpuprofile) to DIR.`;
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "10000,100000,1000000" },
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "50" },
+    postgres: { type: "boolean", default: false },
+    only: { type: "string" },
+    profile: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const sizes = values.sizes.split(",").map((size) => Number(size.trim()));
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+if (sizes.some((size) => !Number.isInteger(size) || size < 100 || size > 1_000_000) || sizes.length === 0) {
+  console.error(`--sizes takes whole numbers from 100 to 1,000,000, not "${values.sizes}".\n\n${usage}`);
+  process.exit(2);
+}
+if (!(seconds >= 1 && seconds <= 600) || !(connections >= 1 && connections <= 1000)) {
+  console.error(`--seconds takes 1–600 and --connections 1–1000.\n\n${usage}`);
+  process.exit(2);
+}
+const engine = values.postgres ? "postgres" : "sqlite";
+const postgresUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+type Row = {
+  size: number;
+  scenario: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  ratio: number;
+  /** Share of answers served from the page cache (X-Cache: hit), when the server said. */
+  cacheHits: number | undefined;
+};
+
+function step(text: string): void {
+  console.log(`\n▸ ${text}`);
+}
+
+// The build the server runs must be the current sources.
+step("checking the build");
+await new Promise<void>((resolve, reject) => {
+  const child = spawn(process.execPath, ["scripts/ensure-build.ts"], { cwd: root, stdio: "inherit" });
+  child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`ensure-build exited with ${code}`))));
+});
+
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-bench-"));
+const children = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+async function startBaseline(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = fork(path.join(root, "bench/baseline.ts"), { env: { ...process.env, PORT: String(port) } });
+  children.add(child);
+  await once(child, "message");
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      children.delete(child);
+    },
+  };
+}
+
+async function startCandor(databaseUrl: string, label: string) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const logFile = path.join(workDir, `${label}.log`);
+  const log = fs.openSync(logFile, "w");
+  // Production settings; behind a trusted proxy, so each simulated visitor has its own rate-limit bucket.
+  const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [];
+  const child = spawn(process.execPath, [...profile, "server/main.ts"], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      DEMO_DATA: "never",
+      TRUSTED_PROXIES: "127.0.0.1",
+      OUTBOX_DIR: path.join(workDir, "outbox"),
+      PUBLIC_URL: url,
+    },
+    stdio: ["ignore", log, log],
+  });
+  children.add(child);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited:\n${fs.readFileSync(logFile, "utf8")}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      await response.body?.cancel();
+      if (response.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error("the server did not start within 10 minutes");
+    await sleep(100);
+  }
+  return {
+    url,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      children.delete(child);
+      fs.closeSync(log);
+    },
+  };
+}
+
+type Next = { path: string; body?: string; headers?: Record<string, string>; marker?: string };
+type Scenario = { name: string; method?: "GET" | "POST"; next: () => Next };
+type Measured = { result: autocannon.Result; hits: number; misses: number; acknowledged: Set<string> };
+
+/** One autocannon run; counts X-Cache answers and the markers of the writes answered 2xx. */
+async function measure(url: string, scenario: Scenario, duration: number): Promise<Measured> {
+  const measured: Omit<Measured, "result"> = { hits: 0, misses: 0, acknowledged: new Set() };
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    requests: [
+      {
+        method: scenario.method ?? "GET",
+        // One request at a time per connection, so the context holds the marker of the request being answered.
+        setupRequest: (request: autocannon.Request, context: Record<string, unknown>) => {
+          const next = scenario.next();
+          context.marker = next.marker;
+          return {
+            ...request,
+            path: next.path,
+            body: next.body,
+            headers: { "x-forwarded-for": newClientIp(), ...next.headers },
+          };
+        },
+        onResponse: (status: number, _body: string, context: Record<string, unknown>, headers?: unknown) => {
+          const cache = headerValue(headers, "x-cache");
+          if (cache === "hit") measured.hits += 1;
+          else if (cache === "miss") measured.misses += 1;
+          if (status >= 200 && status < 300 && typeof context.marker === "string") {
+            measured.acknowledged.add(context.marker);
+          }
+        },
+      } as autocannon.Request,
+    ],
+  });
+  return { result, ...measured };
+}
+
+/** autocannon hands response headers over as an object or as a flat [name, value, …] list. */
+function headerValue(headers: unknown, name: string): string | undefined {
+  if (Array.isArray(headers)) {
+    for (let index = 0; index < headers.length; index += 2) {
+      if (String(headers[index]).toLowerCase() === name) return String(headers[index + 1]);
+    }
+    return undefined;
+  }
+  if (headers && typeof headers === "object") {
+    for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return String(value);
+  }
+  return undefined;
+}
+
+function pick<T>(items: T[], index: number): T {
+  return items[index % items.length]!;
+}
+
+/** Skewed like real traffic: a few pages are asked for far more often than the rest (Zipf-like over the list). */
+function skewed<T>(items: T[]): () => T {
+  return () => items[Math.floor(items.length * Math.random() ** 3)]!;
+}
+
+const rows: Row[] = [];
+const checks: string[] = [];
+const startedAt = new Date();
+// A cookie of no meaning: the page cache serves only requests without cookies, so these requests are rendered.
+const uncached = { cookie: "bench=uncached" };
+
+for (const size of sizes) {
+  step(`dataset of ${size.toLocaleString("en")} companies`);
+  const { file, info } = await ensureDataset(size);
+  console.log(
+    `  ${info.companies.toLocaleString("en")} companies, ${info.companyReviews.toLocaleString("en")} company reviews, ` +
+      `${info.managers.toLocaleString("en")} managers, ${info.managerReviews.toLocaleString("en")} manager reviews`,
+  );
+  const targets: Target = targetsOf(file);
+  let databaseUrl: string;
+  if (engine === "sqlite") {
+    step("copying the dataset for this run");
+    databaseUrl = copyDataset(file, workDir);
+  } else {
+    step("loading the dataset into PostgreSQL");
+    databaseUrl = await loadPostgres(file, postgresUrl, size);
+  }
+
+  step(`baseline: bare node:http JSON, ${seconds} s`);
+  const baseline = await startBaseline();
+  await measure(baseline.url, { name: "warm-up", next: () => ({ path: "/" }) }, 1);
+  const base = await measure(baseline.url, { name: "baseline", next: () => ({ path: "/" }) }, seconds);
+  await baseline.stop();
+  const baseRps = base.result.requests.average;
+  rows.push(rowOf(size, "baseline (node:http)", base, baseRps));
+
+  step("starting the built server");
+  const candor = await startCandor(databaseUrl, `candor-${size}`);
+
+  let searchIndex = 0;
+  const search = () => {
+    const { country, term } = pick(targets.searches, searchIndex++);
+    return { path: `/api/v1/companies?country=${country}&q=${encodeURIComponent(term)}` };
+  };
+  const companyPage = skewed(targets.companyIds);
+  const managerPage = skewed(targets.managerIds);
+  const scenarios: Scenario[] = [
+    { name: "search API", next: search },
+    { name: "company page (HTML)", next: () => ({ path: `/company/${companyPage()}` }) },
+    { name: "manager profile (HTML)", next: () => ({ path: `/manager-profile/${managerPage()}` }) },
+    { name: "search API, uncached", next: () => ({ ...search(), headers: uncached }) },
+    { name: "company page (HTML), uncached", next: () => ({ path: `/company/${companyPage()}`, headers: uncached }) },
+  ];
+  const wanted = (name: string) => !values.only || values.only.split(",").some((word) => name.includes(word.trim()));
+  for (const scenario of scenarios.filter((candidate) => wanted(candidate.name))) {
+    step(`${scenario.name} at ${size.toLocaleString("en")}: 2 s warm-up, ${seconds} s measured`);
+    await measure(candor.url, scenario, 2);
+    rows.push(rowOf(size, scenario.name, await measure(candor.url, scenario, seconds), baseRps));
+  }
+
+  if (!wanted("review submission")) {
+    await candor.stop();
+    continue;
+  }
+  step(`review submission (signed in, API), ${seconds} s`);
+  const tokens: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const email = `bench-${size}-${i}-${Date.now()}@example.com`;
+    await signUp(candor.url, email);
+    tokens.push(await accessToken(candor.url, email));
+  }
+  const reviewTargets = targets.reviewCompanyIds;
+  let reviewIndex = 0;
+  const submit: Scenario = {
+    name: "review submission",
+    method: "POST",
+    next: () => {
+      const index = reviewIndex++;
+      const marker = newMarker().replace("crashmarker", markerPrefix);
+      return {
+        path: `/api/v1/companies/${pick(reviewTargets, index)}/reviews`,
+        body: JSON.stringify(companyReview(marker, index)),
+        headers: { "content-type": "application/json", authorization: `Bearer ${pick(tokens, index)}` },
+        marker,
+      };
+    },
+  };
+  const submitted = await measure(candor.url, submit, seconds);
+  await candor.stop();
+  // Every acknowledged review stored exactly once; the rest were cut off in flight when the run stopped.
+  const stored = await storedReviews(databaseUrl, reviewTargets);
+  const lost = [...submitted.acknowledged].filter((marker) => !stored.markers.has(marker)).length;
+  const duplicated = [...stored.markers.values()].filter((count) => count > 1).length;
+  const inFlight = [...stored.markers.keys()].filter((marker) => !submitted.acknowledged.has(marker)).length;
+  const note =
+    `${submitted.acknowledged.size} acknowledged, ${lost} lost, ${duplicated} duplicated, ` +
+    `${inFlight} stored while in flight at the stop; aggregate mismatches: ${stored.mismatches} of ` +
+    `${new Set(reviewTargets).size} companies`;
+  checks.push(`${size.toLocaleString("en")} companies: ${note}`);
+  rows.push(rowOf(size, "review submission", submitted, baseRps));
+  if (lost > 0 || duplicated > 0 || stored.mismatches > 0 || submitted.acknowledged.size === 0) process.exitCode = 1;
+}
+
+function rowOf(size: number, scenario: string, { result, hits, misses }: Measured, baseRps: number): Row {
+  const errors = result.errors + result.timeouts + result.non2xx;
+  return {
+    size,
+    scenario,
+    requests: result.requests.total,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+    ratio: result.requests.average / baseRps,
+    cacheHits: hits + misses > 0 ? hits / (hits + misses) : undefined,
+  };
+}
+
+// The table: every scenario at every size, with its share of the baseline and the growth of its median latency.
+const smallest = Math.min(...sizes);
+const header =
+  "| companies | scenario | req/s | p50 ms | p99 ms | errors | vs baseline | p50 vs smallest | cache hits |\n" +
+  "| --: | --- | --: | --: | --: | --: | --: | --: | --: |";
+const lines = rows.map((row) => {
+  const first = rows.find((other) => other.size === smallest && other.scenario === row.scenario);
+  const growth = first && first.p50 > 0 ? `${(row.p50 / first.p50).toFixed(2)}x` : "–";
+  return `| ${row.size.toLocaleString("en")} | ${row.scenario} | ${row.rps.toLocaleString("en")} | ${row.p50} | ${row.p99} | ${row.errors} | ${(row.ratio * 100).toFixed(1)}% | ${growth} | ${row.cacheHits === undefined ? "–" : `${(row.cacheHits * 100).toFixed(1)}%`} |`;
+});
+const table = [header, ...lines].join("\n");
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}`;
+const report = [
+  `# Benchmark ${startedAt.toISOString()}`,
+  "",
+  `Engine: ${engine}. ${machine}. autocannon, ${connections} connections, ${seconds} s per scenario after a warm-up.`,
+  "",
+  table,
+  "",
+  "Review submission checks:",
+  ...checks.map((check) => `- ${check}`),
+  "",
+].join("\n");
+console.log(`\n${report}`);
+const resultsDir = path.join(root, "bench/results");
+fs.mkdirSync(resultsDir, { recursive: true });
+const stamp = startedAt.toISOString().replace(/[:]/g, "-").replace(/\..*/, "");
+fs.writeFileSync(path.join(resultsDir, `${stamp}-${engine}.md`), report);
+fs.writeFileSync(path.join(resultsDir, `${stamp}-${engine}.json`), `${JSON.stringify({ engine, rows }, null, 2)}\n`);
+console.log(`Written to bench/results/${stamp}-${engine}.md`);

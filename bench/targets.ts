@@ -1,0 +1,225 @@
+// What the benchmark asks for (drawn from the dataset itself) and how it checks the reviews it wrote.
+import SQLite from "better-sqlite3";
+import pg from "pg";
+import { openDatabase } from "#app/db/connection.server.ts";
+import { syncIdSequence } from "#app/db/dialect.ts";
+import { migrateToLatest } from "#app/db/migrate.server.ts";
+import { companyCriteria } from "#app/lib/ratings.ts";
+
+export type Target = {
+  searches: Array<{ country: string; term: string }>;
+  companyIds: number[];
+  managerIds: number[];
+  reviewCompanyIds: number[];
+};
+
+/** A small seeded generator (mulberry32), so every run asks for the same things. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/**
+ * Search terms are 3–6 letter pieces of real company names of the dataset, each with its company's country;
+ * company pages start with the most-reviewed companies (asked for most often), then random ones.
+ */
+export function targetsOf(file: string): Target {
+  const sqlite = new SQLite(file, { readonly: true });
+  try {
+    const next = random(20261122);
+    const companyCount = sqlite.prepare<[], { n: number }>("select max(id) as n from companies").get()!.n;
+    const managerCount = sqlite.prepare<[], { n: number }>("select max(id) as n from managers").get()!.n;
+    const company = sqlite.prepare<[number], { folded_name: string; country: string }>(
+      "select folded_name, country from companies where id = ?",
+    );
+    const searches: Target["searches"] = [];
+    while (searches.length < 1000) {
+      const row = company.get(1 + Math.floor(next() * companyCount));
+      if (!row) continue;
+      const length = 3 + Math.floor(next() * 4);
+      const start = Math.floor(next() * Math.max(1, row.folded_name.length - length));
+      const term = row.folded_name.slice(start, start + length).trim();
+      if (term.length >= 3) searches.push({ country: row.country, term });
+    }
+    const busiest = sqlite
+      .prepare<[], { id: number }>("select id from companies order by review_count desc limit 10")
+      .all()
+      .map((row) => row.id);
+    const randomIds = (max: number, count: number) => Array.from({ length: count }, () => 1 + Math.floor(next() * max));
+    return {
+      searches,
+      companyIds: [...busiest, ...randomIds(companyCount, 490)],
+      managerIds: randomIds(managerCount, 500),
+      reviewCompanyIds: randomIds(companyCount, 1000),
+    };
+  } finally {
+    sqlite.close();
+  }
+}
+
+const aggregateCheck = (ids: number[]) => `
+  select count(*) as mismatches from companies c
+  left join (
+    select company_id, count(*) as n, ${companyCriteria.map((key) => `sum(${key}) as ${key}`).join(", ")},
+      sum(again) as again, sum(recommend) as recommend
+    from company_reviews where company_id in (${ids.join(",")}) group by company_id
+  ) r on r.company_id = c.id
+  where c.id in (${ids.join(",")}) and (
+    c.review_count <> coalesce(r.n, 0)
+    ${companyCriteria.map((key) => `or c.sum_${key} <> coalesce(r.${key}, 0)`).join(" ")}
+    or c.again_yes <> coalesce(r.again, 0) or c.recommend_yes <> coalesce(r.recommend, 0)
+  )`;
+
+export const markerPrefix = "benchmarker";
+
+/**
+ * How often each benchmark marker appears in the reviews of these companies, and how many of the companies have
+ * aggregates (count, sums, yes counts) that differ from a fresh aggregation of their rows.
+ */
+export async function storedReviews(
+  databaseUrl: string,
+  ids: number[],
+): Promise<{ markers: Map<string, number>; mismatches: number }> {
+  const unique = [...new Set(ids)];
+  const markerSql = `select review_text from company_reviews where company_id in (${unique.join(",")})
+    and review_text like '${markerPrefix}%'`;
+  let texts: string[];
+  let mismatches: number;
+  if (!/^postgres/.test(databaseUrl)) {
+    const sqlite = new SQLite(databaseUrl, { readonly: true });
+    try {
+      texts = sqlite
+        .prepare<[], { review_text: string }>(markerSql)
+        .all()
+        .map((row) => row.review_text);
+      mismatches = sqlite.prepare<[], { mismatches: number }>(aggregateCheck(unique)).get()!.mismatches;
+    } finally {
+      sqlite.close();
+    }
+  } else {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      texts = (await client.query<{ review_text: string }>(markerSql)).rows.map((row) => row.review_text);
+      mismatches = Number((await client.query(aggregateCheck(unique))).rows[0].mismatches);
+    } finally {
+      await client.end();
+    }
+  }
+  const markers = new Map<string, number>();
+  for (const text of texts) {
+    const marker = text.split(" ", 1)[0]!;
+    markers.set(marker, (markers.get(marker) ?? 0) + 1);
+  }
+  return { markers, mismatches };
+}
+
+const copiedTables = ["companies", "company_reviews", "managers", "manager_companies", "manager_reviews"] as const;
+
+/**
+ * The SQLite dataset copied into the PostgreSQL schema `bench_<size>` (kept for the next run: the benchmark's
+ * reviews add to it, and aggregates stay exact). Secondary indexes are built after the copy.
+ */
+export async function loadPostgres(file: string, adminUrl: string, size: number): Promise<string> {
+  const schema = `bench_${size}`;
+  const url = new URL(adminUrl);
+  url.search = `?options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=candor-bench`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const sqlite = new SQLite(file, { readonly: true });
+    const expected = sqlite.prepare<[], { n: number }>("select count(*) as n from companies").get()!.n;
+    const existing = await admin.query(
+      `select 1 from information_schema.tables where table_schema = $1 and table_name = 'bench_complete'`,
+      [schema],
+    );
+    if (existing.rowCount) {
+      console.log(`  reusing schema ${schema}`);
+      sqlite.close();
+      const handle = openDatabase(url.href);
+      await migrateToLatest(handle.db);
+      await handle.close();
+      return url.href;
+    }
+    await admin.query(`drop schema if exists ${schema} cascade`);
+    await admin.query(`create schema ${schema}`);
+    const handle = openDatabase(url.href);
+    await migrateToLatest(handle.db);
+    await handle.close();
+
+    const client = new pg.Client({ connectionString: url.href });
+    await client.connect();
+    const indexes = await client.query<{ indexname: string; indexdef: string }>(
+      `select indexname, indexdef from pg_indexes where schemaname = $1
+         and tablename = any($2) and indexname not like '%_pkey'`,
+      [schema, copiedTables],
+    );
+    for (const index of indexes.rows) await client.query(`drop index ${schema}.${index.indexname}`);
+    for (const table of copiedTables) {
+      const total = sqlite.prepare<[], { n: number }>(`select count(*) as n from ${table}`).get()!.n;
+      const rows = sqlite.prepare(`select * from ${table}`).iterate() as IterableIterator<Record<string, unknown>>;
+      let columns: string[] | undefined;
+      let chunk: unknown[][] = [];
+      let done = 0;
+      const flush = async () => {
+        if (!columns || chunk.length === 0) return;
+        // unnest of one array per column: one statement per chunk, whatever the number of rows.
+        const types = await columnTypes(client, schema, table, columns);
+        const arrays = columns.map((_, index) => chunk.map((row) => row[index]));
+        await client.query(
+          `insert into ${table} (${columns.join(", ")}) select * from unnest(${columns
+            .map((column, index) => `$${index + 1}::${types[column]}[]`)
+            .join(", ")})`,
+          arrays,
+        );
+        done += chunk.length;
+        chunk = [];
+        process.stdout.write(`\r  ${table}: ${done.toLocaleString("en")} of ${total.toLocaleString("en")} rows`);
+      };
+      await client.query("begin");
+      for (const row of rows) {
+        columns ??= Object.keys(row);
+        chunk.push(columns.map((column) => row[column]));
+        if (chunk.length === 20_000) await flush();
+      }
+      await flush();
+      await client.query("commit");
+      process.stdout.write("\n");
+    }
+    sqlite.close();
+    console.log(`  building ${indexes.rows.length} indexes…`);
+    for (const index of indexes.rows) await client.query(index.indexdef);
+    await client.query("analyze");
+    await client.query("create table bench_complete (companies integer)");
+    await client.query("insert into bench_complete values ($1)", [expected]);
+    await client.end();
+    const synced = openDatabase(url.href);
+    await syncIdSequence(synced.db, "companies");
+    await syncIdSequence(synced.db, "managers");
+    await synced.close();
+    return url.href;
+  } finally {
+    await admin.end();
+  }
+}
+
+const typeCache = new Map<string, Record<string, string>>();
+
+async function columnTypes(client: pg.Client, schema: string, table: string, columns: string[]) {
+  const cached = typeCache.get(table);
+  if (cached) return cached;
+  const { rows } = await client.query<{ column_name: string; data_type: string }>(
+    `select column_name, data_type from information_schema.columns where table_schema = $1 and table_name = $2`,
+    [schema, table],
+  );
+  const types = Object.fromEntries(rows.map((row) => [row.column_name, row.data_type]));
+  for (const column of columns) if (!types[column]) throw new Error(`no column ${table}.${column} in PostgreSQL`);
+  typeCache.set(table, types);
+  return types;
+}
