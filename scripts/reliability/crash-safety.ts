@@ -3,6 +3,7 @@
 // Run `npm run build` first. Usage: node scripts/reliability/crash-safety.ts [--kills 20] [--engine sqlite|postgres]
 import { parseArgs } from "node:util";
 import {
+  cleanUp,
   accessToken,
   companyReview,
   createDatabase,
@@ -136,11 +137,7 @@ async function runEngine(engine: Engine): Promise<Summary> {
     for (const problem of result.problems.slice(0, 50)) console.error(`  ${engine}: ${problem}`);
     return { engine, kills: killsDone, requests, acknowledged: acknowledged.size, ...result };
   } finally {
-    if (server.child.exitCode === null) {
-      server.child.kill("SIGKILL");
-      await server.exited;
-    }
-    await database.drop();
+    await cleanUp(server, database);
   }
 }
 

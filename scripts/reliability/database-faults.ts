@@ -11,11 +11,13 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { contributionMessages } from "#app/lib/messages.ts";
 import {
+  cleanUp,
   createOwnPostgres,
   freePort,
   newClientIp,
   newSecret,
   type Outcome,
+  printProblems,
   sleep,
   spawnServer,
   type TestDatabase,
@@ -222,20 +224,11 @@ try {
   console.error(`server log:\n${server?.log().slice(-4000)}`);
   throw error;
 } finally {
-  if (server && server.child.exitCode === null) {
-    server.child.kill("SIGKILL");
-    await server.exited;
-  }
-  await database.drop();
+  await cleanUp(server, database);
 }
 
 console.log(JSON.stringify(report, null, 2));
-const kinds = new Map<string, number>();
-for (const problem of problems) {
-  const kind = problem.replace(/\d+/g, "N").slice(0, 300);
-  kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-}
-for (const [kind, count] of [...kinds].slice(0, 30)) console.error(`  database-faults: ${count} × ${kind}`);
+printProblems("database-faults", problems);
 console.log(
   `database-faults: ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
     (problems.length === 0 ? "passed" : `FAILED (${problems.length} problems)`),

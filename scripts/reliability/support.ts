@@ -522,3 +522,23 @@ export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
+
+/** Kills the server if it still runs, then removes its database. */
+export async function cleanUp(server: ServerProcess | undefined, database: TestDatabase): Promise<void> {
+  if (server && server.child.exitCode === null) {
+    server.child.kill("SIGKILL");
+    await server.exited;
+  }
+  await database.drop();
+}
+
+/** Prints problems grouped by kind (numbers masked), the 30 most frequent first. */
+export function printProblems(label: string, problems: string[]): void {
+  const kinds = new Map<string, number>();
+  for (const problem of problems) {
+    const kind = problem.replace(/\d+/g, "N").slice(0, 300);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  const sorted = [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 30);
+  for (const [kind, count] of sorted) console.error(`  ${label}: ${count} × ${kind}`);
+}
