@@ -2,11 +2,35 @@ import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { type RenderToPipeableStreamOptions, renderToPipeableStream } from "react-dom/server";
-import { type EntryContext, type RouterContextProvider, ServerRouter } from "react-router";
-import { cspNonceContext } from "#app/lib/request-context.server.ts";
+import {
+  type EntryContext,
+  type HandleErrorFunction,
+  isRouteErrorResponse,
+  type RouterContextProvider,
+  ServerRouter,
+} from "react-router";
+import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
+import { contributionMessages } from "#app/lib/messages.ts";
+import { cspNonceContext, databaseUnavailableContext } from "#app/lib/request-context.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 
 export const streamTimeout = 5_000;
+
+/**
+ * What a loader, action, middleware or render threw. An unreachable database is no bug of ours: it is noted so that
+ * handleRequest answers 503, and logged as a warning.
+ */
+export const handleError: HandleErrorFunction = (error, { request, context }) => {
+  if (request.signal.aborted || error instanceof Response) return;
+  // React Router's own 4xx (an unknown address, a method the route does not take) is the client's mistake.
+  if (isRouteErrorResponse(error) && error.status < 500) return;
+  if (isDatabaseUnavailable(error)) {
+    context.set(databaseUnavailableContext, true);
+    logger.warn({ err: error }, "page request while the database is unavailable");
+    return;
+  }
+  logger.error({ err: error }, "request error");
+};
 
 export default function handleRequest(
   request: Request,
@@ -15,6 +39,12 @@ export default function handleRequest(
   routerContext: EntryContext,
   loadContext: RouterContextProvider,
 ) {
+  if (loadContext.get(databaseUnavailableContext)) {
+    // React Router renders again with this thrown response as the error: the error boundary says so, with 503.
+    loadContext.set(databaseUnavailableContext, false);
+    throw new Response(contributionMessages.unavailable, { status: 503, statusText: "Service Unavailable" });
+  }
+  if (responseStatusCode === 503) responseHeaders.set("Retry-After", String(unavailableRetryAfterSeconds));
   if (request.method.toUpperCase() === "HEAD") {
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }

@@ -70,6 +70,7 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   }
   // A browser request that never reached us ("Failed to fetch") is the network's fault, not the site's.
   const offline = error instanceof TypeError && /failed to fetch|network/i.test(error.message);
+  const unavailable = isRouteErrorResponse(error) && error.status === 503;
   return (
     <section className="page narrow">
       <title>{`${messages.unexpectedError} · ${messages.siteName}`}</title>
@@ -77,9 +78,11 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
       <p role="alert">
         {offline
           ? contributionMessages.network
-          : isRouteErrorResponse(error)
-            ? `${error.status} ${error.statusText}`
-            : contributionMessages.somethingWrong}
+          : unavailable
+            ? contributionMessages.unavailable
+            : isRouteErrorResponse(error)
+              ? `${error.status} ${error.statusText}`
+              : contributionMessages.somethingWrong}
       </p>
       <p>
         <Link to={paths.home()}>Back to the search</Link>

@@ -7,10 +7,12 @@ import helmet from "helmet";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import { database, startDatabase, stopDatabase } from "#app/db/database.server.ts";
 import { generateDemoData, isEmpty } from "#app/db/demo-data.server.ts";
+import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { startAuth, stopAuth } from "#app/lib/auth.server.ts";
 import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
+import { contributionMessages } from "#app/lib/messages.ts";
 import { cspNonceContext } from "#app/lib/request-context.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
 import { createPageCache } from "./page-cache.ts";
@@ -127,7 +129,10 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
       await database().db.selectFrom("companies").select("id").limit(1).execute();
       res.set("Cache-Control", "no-store").json({ status: "ok" });
     } catch {
-      res.status(503).set("Cache-Control", "no-store").json({ status: "unavailable" });
+      res
+        .status(503)
+        .set({ "Cache-Control": "no-store", "Retry-After": String(unavailableRetryAfterSeconds) })
+        .json({ status: "unavailable" });
     }
   });
 
@@ -148,6 +153,13 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   );
 
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ err: error, requestId: res.locals.requestId }, "request while the database is unavailable");
+      if (res.headersSent) return;
+      res.status(503).set("Retry-After", String(unavailableRetryAfterSeconds)).type("text/plain");
+      res.send(contributionMessages.unavailable);
+      return;
+    }
     logger.error({ err: error, requestId: res.locals.requestId }, "unhandled error");
     if (res.headersSent) return;
     res.status(500).type("text/plain").send(`Something went wrong. Reference: ${res.locals.requestId}`);

@@ -23,9 +23,13 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value,
 /** Opens the embedded SQLite file (WAL, foreign keys on) or a PostgreSQL pool, by the shape of the URL. */
 export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
   if (engineOf(url) === "postgres") {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    // An idle client that loses its server must not crash the process; the next query gets a fresh one.
+    // A request waits at most 5 s for a connection; then it is answered 503 (unavailable.server.ts), not left hanging.
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
+    // A client that loses its server (pg_terminate_backend, a restart) must not crash the process: the pool reports
+    // idle clients' errors, and a checked-out client between two queries emits its own. Its next query then fails
+    // (answered 503, see unavailable.server.ts), the pool drops it and the next request gets a fresh connection.
     pool.on("error", () => {});
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: "postgres", close: () => db.destroy() };
   }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RouterContextProvider } from "react-router";
 import { ZodError } from "zod";
+import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { ContributionError } from "#app/domain/contributions.server.ts";
 import { bearerAccount } from "./api-auth.server.ts";
 import { clientContext } from "./client.server.ts";
@@ -29,8 +30,13 @@ function rateLimitHeaders(headers: Headers, state: RateLimitState): void {
   headers.set("RateLimit-Reset", String(state.resetSeconds));
 }
 
-/** Maps what a handler throws to a problem response; anything unexpected is a logged 500 without details. */
-function failure(error: unknown): Response {
+const retryAfter = { "Retry-After": String(unavailableRetryAfterSeconds) };
+
+/**
+ * Maps what a handler throws to a problem response: 503 with Retry-After while the database is unreachable, and
+ * anything unexpected a logged 500 without details.
+ */
+export function apiFailure(error: unknown): Response {
   if (error instanceof ApiProblem) return problem(error.status, error.message, error.extra);
   if (error instanceof ContributionError) return problem(error.status, error.message, { code: error.kind });
   if (error instanceof RateLimitedError) {
@@ -41,6 +47,10 @@ function failure(error: unknown): Response {
     return problem(400, errors.map((entry) => `${entry.field}: ${entry.message}`).join("; "), { errors });
   }
   if (error instanceof Response) return error;
+  if (isDatabaseUnavailable(error)) {
+    logger.warn({ err: error }, "API request while the database is unavailable");
+    return problem(503, contributionMessages.unavailable, {}, { headers: retryAfter });
+  }
   logger.error({ err: error }, "API error");
   return problem(500, contributionMessages.somethingWrong);
 }
@@ -89,7 +99,7 @@ export function apiRead(handler: (args: Args) => Promise<unknown>, maxAgeSeconds
       headers.set("Content-Type", "application/json");
       return new Response(body, { status: 200, headers });
     } catch (error) {
-      response = failure(error);
+      response = apiFailure(error);
     }
     for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
     return response;
@@ -123,7 +133,7 @@ export function apiWrite(
       response = new Response(JSON.stringify(body), { status, headers });
       return response;
     } catch (error) {
-      response = failure(error);
+      response = apiFailure(error);
     }
     if (response.status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="candor"');
     for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);

@@ -49,6 +49,7 @@ export const contributionMessages = {
   alreadyReviewed: "You have already reviewed this manager.",
   noCompany: "Choose a company from the suggestions, or add a new one.",
   somethingWrong: "Something went wrong, please try again",
+  unavailable: "Candor is briefly unavailable. Please try again in a few seconds.",
   network: "Check your network connection",
 } as const;
 

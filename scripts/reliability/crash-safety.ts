@@ -2,10 +2,8 @@
 // every acknowledged write must exist exactly once and every company's aggregates must match its reviews.
 // Run `npm run build` first. Usage: node scripts/reliability/crash-safety.ts [--kills 20] [--engine sqlite|postgres]
 import { parseArgs } from "node:util";
-import SQLite from "better-sqlite3";
-import pg from "pg";
-import { companyCriteria } from "#app/lib/ratings.ts";
 import {
+  cleanUp,
   accessToken,
   companyReview,
   createDatabase,
@@ -19,7 +17,7 @@ import {
   signUp,
   sleep,
   spawnServer,
-  type TestDatabase,
+  verifyWrites,
   waitForHealth,
 } from "./support.ts";
 
@@ -44,83 +42,8 @@ type Summary = {
   orphans: number;
   mismatches: number;
   companies: number;
+  managers: number;
 };
-
-type Row = Record<string, unknown>;
-
-/** Runs a read-only query on the database the server wrote. */
-async function readDatabase(database: TestDatabase, query: string): Promise<Row[]> {
-  if (database.engine === "sqlite") {
-    const sqlite = new SQLite(database.url, { readonly: true, fileMustExist: true });
-    try {
-      return sqlite.prepare(query).all() as Row[];
-    } finally {
-      sqlite.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(query)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-async function verify(database: TestDatabase, acknowledged: Set<string>, sent: Set<string>) {
-  const rows = await readDatabase(
-    database,
-    "select substr(review_text, 1, 43) as marker from company_reviews where review_text like 'crashmarker%'",
-  );
-  const counts = new Map<string, number>();
-  for (const row of rows) counts.set(String(row.marker), (counts.get(String(row.marker)) ?? 0) + 1);
-  const problems: string[] = [];
-  let lost = 0;
-  let duplicated = 0;
-  for (const marker of acknowledged) {
-    const count = counts.get(marker) ?? 0;
-    if (count === 0) {
-      lost += 1;
-      problems.push(`lost: ${marker}`);
-    }
-  }
-  for (const [marker, count] of counts) {
-    if (count > 1) {
-      duplicated += 1;
-      problems.push(`duplicated ×${count}: ${marker}`);
-    }
-    if (!sent.has(marker)) problems.push(`unknown marker in the database: ${marker}`);
-  }
-  // Demo companies may have no review yet (demo-data.server.ts); every company a user added came with its first.
-  const orphans = await readDatabase(
-    database,
-    `select c.id from companies c
-     where c.is_demo = 0 and not exists (select 1 from company_reviews r where r.company_id = c.id)`,
-  );
-  for (const row of orphans) problems.push(`company ${String(row.id)} has no review`);
-
-  const sums = companyCriteria.map((key) => `coalesce(sum(r.${key}), 0) as fresh_${key}, c.sum_${key}`).join(", ");
-  const aggregates = await readDatabase(
-    database,
-    `select c.id, c.review_count, count(r.id) as fresh_review_count, c.again_yes,
-       coalesce(sum(r.again), 0) as fresh_again_yes, c.recommend_yes, coalesce(sum(r.recommend), 0) as fresh_recommend_yes,
-       ${sums}
-     from companies c left join company_reviews r on r.company_id = c.id group by c.id`,
-  );
-  const columns = ["review_count", "again_yes", "recommend_yes", ...companyCriteria.map((key) => `sum_${key}`)];
-  let mismatches = 0;
-  for (const row of aggregates) {
-    const wrong = columns.filter((column) => {
-      const fresh = row[column.startsWith("sum_") ? `fresh_${column.slice(4)}` : `fresh_${column}`];
-      return Number(row[column]) !== Number(fresh);
-    });
-    if (wrong.length > 0) {
-      mismatches += 1;
-      problems.push(`company ${String(row.id)}: stored aggregates differ from its reviews in ${wrong.join(", ")}`);
-    }
-  }
-  return { lost, duplicated, orphans: orphans.length, mismatches, problems, companies: aggregates.length };
-}
 
 async function runEngine(engine: Engine): Promise<Summary> {
   const database = await createDatabase(engine, "crash");
@@ -210,15 +133,11 @@ async function runEngine(engine: Engine): Promise<Summary> {
     const code = await server.exited;
     if (code !== 0) throw new Error(`the last server exited with ${code}:\n${server.log()}`);
 
-    const result = await verify(database, acknowledged, sent);
+    const result = await verifyWrites(database, acknowledged, sent);
     for (const problem of result.problems.slice(0, 50)) console.error(`  ${engine}: ${problem}`);
     return { engine, kills: killsDone, requests, acknowledged: acknowledged.size, ...result };
   } finally {
-    if (server.child.exitCode === null) {
-      server.child.kill("SIGKILL");
-      await server.exited;
-    }
-    await database.drop();
+    await cleanUp(server, database);
   }
 }
 
@@ -231,8 +150,8 @@ for (const engine of engines) {
   console.log(
     `crash-safety ${engine}: ${summary.kills} kills survived, ${summary.requests} requests sent, ` +
       `${summary.acknowledged} acknowledged writes checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ` +
-      `${summary.orphans} companies without a review, ${summary.mismatches} aggregate mismatches ` +
-      `(${summary.companies} companies checked)` +
+      `${summary.orphans} companies or managers without a review, ${summary.mismatches} aggregate mismatches ` +
+      `(${summary.companies} companies and ${summary.managers} managers checked)` +
       (bad ? " — FAILED" : ""),
   );
 }

@@ -1,5 +1,5 @@
 // Shared by the reliability scripts: the built server as a child process on a throwaway database, and HTTP helpers.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
@@ -7,8 +7,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import SQLite from "better-sqlite3";
 import pg from "pg";
-import { companyCriteria, companyYesNo } from "#app/lib/ratings.ts";
+import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 
 export type Engine = "sqlite" | "postgres";
 
@@ -170,4 +172,373 @@ export function newCompany(marker: string) {
     glassdoor_url: `reviews.example.com/${marker}`,
     industry: "Software",
   };
+}
+
+export function managerReview(marker: string, seed: number) {
+  const rating = (offset: number) => ((seed + offset) % 5) + 1;
+  return {
+    ...Object.fromEntries(managerCriteria.map((key, index) => [key, rating(index)])),
+    ...Object.fromEntries(managerYesNo.map((key, index) => [key, (seed + index) % 2 === 0])),
+    tags: ["Supportive"],
+    review_text: `${marker} listens first and shares credit.`,
+  };
+}
+
+export function newManager(marker: string) {
+  return {
+    first_name: "Avery",
+    last_name: marker,
+    title: "Engineering Manager",
+    city: "Portland",
+    state: "Oregon",
+    linkedin_url: `https://www.linkedin.com/in/${marker}`,
+    direct_reports: true,
+  };
+}
+
+type Row = Record<string, unknown>;
+
+/** Runs a read-only query on the database the server wrote. */
+export async function readDatabase(database: TestDatabase, query: string): Promise<Row[]> {
+  if (database.engine === "sqlite") {
+    const sqlite = new SQLite(database.url, { readonly: true, fileMustExist: true });
+    try {
+      return sqlite.prepare(query).all() as Row[];
+    } finally {
+      sqlite.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(query)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+// Companies and managers carry aggregates of their reviews (DESIGN.md section 6); has_oncall is not summed.
+const subjects = [
+  {
+    table: "companies",
+    reviews: "company_reviews",
+    key: "company_id",
+    criteria: companyCriteria,
+    yes: companyYesNo.filter((key) => key !== "has_oncall"),
+  },
+  { table: "managers", reviews: "manager_reviews", key: "manager_id", criteria: managerCriteria, yes: managerYesNo },
+] as const;
+
+export type WriteCheck = {
+  lost: number;
+  duplicated: number;
+  orphans: number;
+  mismatches: number;
+  problems: string[];
+  companies: number;
+  managers: number;
+};
+
+/**
+ * After a run: every acknowledged marker (a review's text starts with it) exists exactly once, no marker exists
+ * twice or was never sent, every company or manager a user added has a review, and every stored aggregate equals a
+ * fresh aggregation over its reviews (demo subjects included).
+ */
+export async function verifyWrites(database: TestDatabase, acknowledged: Set<string>, sent: Set<string>) {
+  const counts = new Map<string, number>();
+  for (const { reviews } of subjects) {
+    const rows = await readDatabase(
+      database,
+      `select substr(review_text, 1, 43) as marker from ${reviews} where review_text like 'crashmarker%'`,
+    );
+    for (const row of rows) counts.set(String(row.marker), (counts.get(String(row.marker)) ?? 0) + 1);
+  }
+  const check: WriteCheck = {
+    lost: 0,
+    duplicated: 0,
+    orphans: 0,
+    mismatches: 0,
+    problems: [],
+    companies: 0,
+    managers: 0,
+  };
+  for (const marker of acknowledged) {
+    if ((counts.get(marker) ?? 0) === 0) {
+      check.lost += 1;
+      check.problems.push(`lost: ${marker}`);
+    }
+  }
+  for (const [marker, count] of counts) {
+    if (count > 1) {
+      check.duplicated += 1;
+      check.problems.push(`duplicated ×${count}: ${marker}`);
+    }
+    if (!sent.has(marker)) check.problems.push(`unknown marker in the database: ${marker}`);
+  }
+  for (const { table, reviews, key, criteria, yes } of subjects) {
+    // Demo subjects may have no review yet (demo-data.server.ts); every one a user added came with its first.
+    const orphans = await readDatabase(
+      database,
+      `select s.id from ${table} s
+       where s.is_demo = 0 and not exists (select 1 from ${reviews} r where r.${key} = s.id)`,
+    );
+    check.orphans += orphans.length;
+    for (const row of orphans) check.problems.push(`${table} ${String(row.id)} has no review`);
+
+    const columns = [
+      ["review_count", "count(r.id)"],
+      ...yes.map((name) => [`${name}_yes`, `coalesce(sum(r.${name}), 0)`]),
+      ...criteria.map((name) => [`sum_${name}`, `coalesce(sum(r.${name}), 0)`]),
+    ] as const;
+    const aggregates = await readDatabase(
+      database,
+      `select s.id, ${columns.map(([column, fresh], index) => `s.${column}, ${fresh} as fresh_${index}`).join(", ")}
+       from ${table} s left join ${reviews} r on r.${key} = s.id group by s.id`,
+    );
+    if (table === "companies") check.companies = aggregates.length;
+    else check.managers = aggregates.length;
+    for (const row of aggregates) {
+      const wrong = columns.filter(([column], index) => Number(row[column]) !== Number(row[`fresh_${index}`]));
+      if (wrong.length === 0) continue;
+      check.mismatches += 1;
+      const names = wrong.map(([column]) => column).join(", ");
+      check.problems.push(`${table} ${String(row.id)}: stored aggregates differ from its reviews in ${names}`);
+    }
+  }
+  return check;
+}
+
+const postgresBin = "/usr/lib/postgresql/15/bin";
+
+/**
+ * A throwaway PostgreSQL 15 cluster of our own (initdb into a temporary directory, trust auth, listening on
+ * 127.0.0.1 at a free port, its Unix socket in that directory), which a script may stop and start at will: the
+ * shared server at :5432 must never be. Run as the postgres OS user when we are root, as initdb requires.
+ */
+export type OwnPostgres = {
+  port: number;
+  /** A connection URL to its `postgres` database with this application_name. */
+  url: (applicationName: string) => string;
+  start: () => Promise<void>;
+  /** "fast" ends sessions and checkpoints; "immediate" is a crash, recovered from the WAL at the next start. */
+  stop: (mode?: "fast" | "immediate") => Promise<void>;
+  remove: () => void;
+};
+
+export async function createOwnPostgres(label: string): Promise<OwnPostgres> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `candor-${label}-pg-`));
+  const data = path.join(dir, "data");
+  const asPostgres = process.getuid?.() === 0;
+  if (asPostgres) execFileSync("chown", ["postgres:postgres", dir]);
+  // Asynchronous (but for the last-resort clean-up), so that load clients keep running while pg_ctl waits.
+  const command = (name: string, args: string[]): [string, string[]] => {
+    const file = path.join(postgresBin, name);
+    return asPostgres ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, args];
+  };
+  const run = (name: string, args: string[]) => promisify(execFile)(...command(name, args));
+  const port = await freePort();
+  await run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-instructions"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=60`;
+  const pgCtl = (args: string[]) => ["-D", data, "-w", "-t", "60", ...args];
+  let running = false;
+  const removeOnExit = () => {
+    if (running) execFileSync(...command("pg_ctl", pgCtl(["-m", "immediate", "stop"])), { stdio: "ignore" });
+    running = false;
+    process.off("exit", removeOnExit);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.on("exit", removeOnExit);
+  const instance: OwnPostgres = {
+    port,
+    url: (applicationName) => `postgres://postgres@127.0.0.1:${port}/postgres?application_name=${applicationName}`,
+    start: async () => {
+      await run("pg_ctl", pgCtl(["-l", path.join(dir, "postgres.log"), "-o", options, "start"]));
+      running = true;
+    },
+    stop: async (mode = "fast") => {
+      await run("pg_ctl", pgCtl(["-m", mode, "stop"]));
+      running = false;
+    },
+    remove: removeOnExit,
+  };
+  await instance.start();
+  return instance;
+}
+
+/** One answered (or unanswered: status 0) request of a load client. */
+export type Outcome = {
+  kind: "read" | "write";
+  path: string;
+  status: number;
+  ms: number;
+  contentType: string;
+  retryAfter: string | null;
+  body: string;
+  /** For status 0: why there was no answer (a timeout, a refused or reset connection). */
+  error?: string;
+};
+
+/**
+ * The load clients' mix: reads (search API, search page, company and manager pages, API reads of a company, its
+ * reviews and a manager) and writes through the JSON API with bearer tokens (a review of an existing company, a new
+ * company with its first review, a new manager at an existing company with the first review), each review carrying
+ * a unique marker. Every request reports its Outcome; a 2xx write is acknowledged.
+ */
+export class Workload {
+  readonly acknowledged = new Set<string>();
+  readonly sent = new Set<string>();
+  readonly companies: number[] = [];
+  readonly managers: number[] = [];
+  private readonly tokens = new Map<string, string>();
+  private seed = 0;
+  private readonly baseURL: string;
+  private readonly onOutcome: (outcome: Outcome) => void;
+  private readonly timeoutMs: number;
+
+  constructor(baseURL: string, onOutcome: (outcome: Outcome) => void, timeoutMs = 30_000) {
+    this.baseURL = baseURL;
+    this.onOutcome = onOutcome;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** Signs up `count` accounts (a few at a time) and fetches their access tokens; returns their e-mails. */
+  async accounts(label: string, count: number): Promise<string[]> {
+    const emails = Array.from({ length: count }, (_, index) => `${label}-${process.pid}-${index}@example.com`);
+    for (let first = 0; first < emails.length; first += 4) {
+      await Promise.all(
+        emails.slice(first, first + 4).map(async (email) => {
+          await signUp(this.baseURL, email);
+          this.tokens.set(email, await accessToken(this.baseURL, email));
+        }),
+      );
+    }
+    return emails;
+  }
+
+  /** Demo companies and managers to read and review. */
+  async discover(): Promise<void> {
+    for (const word of ["a", "e", "o", "i"]) {
+      for (const [kind, list] of [
+        ["companies", this.companies],
+        ["managers", this.managers],
+      ] as const) {
+        const response = await fetch(`${this.baseURL}/api/v1/${kind}?country=US&q=${word}`, {
+          headers: { "X-Forwarded-For": newClientIp() },
+        });
+        list.push(...((await response.json()) as Page).items.map((item) => item.id));
+      }
+    }
+    if (this.companies.length === 0 || this.managers.length === 0) throw new Error("no demo data to read");
+  }
+
+  private pick<T>(list: readonly T[]): T {
+    return list[Math.floor(Math.random() * list.length)]!;
+  }
+
+  async request(kind: Outcome["kind"], path: string, ip: string, init: RequestInit = {}): Promise<Outcome> {
+    const started = performance.now();
+    let outcome: Outcome;
+    try {
+      const response = await fetch(`${this.baseURL}${path}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), "X-Forwarded-For": ip },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const body = await response.text();
+      outcome = {
+        kind,
+        path,
+        status: response.status,
+        ms: performance.now() - started,
+        contentType: response.headers.get("content-type") ?? "",
+        retryAfter: response.headers.get("retry-after"),
+        body,
+      };
+    } catch (error) {
+      const reason = error instanceof Error ? `${error.name}: ${error.message} ${String(error.cause ?? "")}` : "?";
+      outcome = { kind, path, status: 0, ms: performance.now() - started, contentType: "", retryAfter: null, body: "" };
+      outcome.error = reason;
+    }
+    this.onOutcome(outcome);
+    return outcome;
+  }
+
+  async read(ip: string): Promise<Outcome> {
+    const company = this.pick(this.companies);
+    const word = this.pick(["a", "co", "tech", "in", "data", "e"]);
+    const path = this.pick([
+      `/api/v1/companies?country=US&q=${word}`,
+      `/search?country=US&q=${word}`,
+      `/company/${company}`,
+      `/manager-profile/${this.pick(this.managers)}`,
+      `/api/v1/companies/${company}`,
+      `/api/v1/companies/${company}/reviews`,
+      `/api/v1/managers/${this.pick(this.managers)}`,
+    ]);
+    return this.request("read", path, ip);
+  }
+
+  /** One write as `email`: mostly reviews of existing companies, some new companies and new managers. */
+  async write(email: string, ip: string): Promise<Outcome> {
+    const marker = newMarker();
+    this.seed += 1;
+    const roll = Math.random();
+    const [path, body] =
+      roll < 0.6
+        ? [`/api/v1/companies/${this.pick(this.companies)}/reviews`, companyReview(marker, this.seed)]
+        : roll < 0.8
+          ? ["/api/v1/companies", { company: newCompany(marker), review: companyReview(marker, this.seed) }]
+          : [
+              "/api/v1/managers",
+              {
+                company_id: this.pick(this.companies),
+                manager: newManager(marker),
+                review: managerReview(marker, this.seed),
+              },
+            ];
+    this.sent.add(marker);
+    const outcome = await this.request("write", path, ip, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${this.tokens.get(email)}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (outcome.status >= 200 && outcome.status < 300) {
+      this.acknowledged.add(marker);
+      const id = (JSON.parse(outcome.body) as { id?: number }).id;
+      if (id && path === "/api/v1/companies") this.companies.push(id);
+      if (id && path === "/api/v1/managers") this.managers.push(id);
+    } else if (outcome.status === 401) {
+      // An access token that expired during a long run: sign in again, as an API client would.
+      this.tokens.set(email, await accessToken(this.baseURL, email).catch(() => ""));
+    }
+    return outcome;
+  }
+}
+
+type Page = { items: Array<{ id: number }> };
+
+/** The value at a quantile of sorted numbers (nearest rank). */
+export function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** Kills the server if it still runs, then removes its database. */
+export async function cleanUp(server: ServerProcess | undefined, database: TestDatabase): Promise<void> {
+  if (server && server.child.exitCode === null) {
+    server.child.kill("SIGKILL");
+    await server.exited;
+  }
+  await database.drop();
+}
+
+/** Prints problems grouped by kind (numbers masked), the 30 most frequent first. */
+export function printProblems(label: string, problems: string[]): void {
+  const kinds = new Map<string, number>();
+  for (const problem of problems) {
+    const kind = problem.replace(/\d+/g, "N").slice(0, 300);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  const sorted = [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 30);
+  for (const [kind, count] of sorted) console.error(`  ${label}: ${count} × ${kind}`);
 }

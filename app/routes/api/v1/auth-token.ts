@@ -3,10 +3,11 @@ import type { Route } from "./+types/auth-token.ts";
 import { database } from "#app/db/database.server.ts";
 import { passwordGrant, refreshTokenPair } from "#app/domain/api-tokens.server.ts";
 import { readBody } from "#app/lib/api-request.server.ts";
+import { apiFailure } from "#app/lib/api.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
 import { json, problem } from "#app/lib/problem.server.ts";
-import { consume, RateLimitedError } from "#app/lib/rate-limit.server.ts";
+import { consume } from "#app/lib/rate-limit.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
 
 const grantSchema = z.discriminatedUnion("grant_type", [
@@ -56,9 +57,6 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!grant.ok) return problem(401, grant.message, { code: grant.reason });
     return json(grant.pair);
   } catch (error) {
-    if (error instanceof RateLimitedError) {
-      return problem(429, error.message, {}, { headers: { "Retry-After": String(error.retryAfterSeconds) } });
-    }
-    throw error;
+    return apiFailure(error);
   }
 }

@@ -1,13 +1,21 @@
 import type { Route } from "./+types/auth-user.ts";
 import { database } from "#app/db/database.server.ts";
 import { bearerAccount } from "#app/lib/api-auth.server.ts";
-import { readOnlyAction } from "#app/lib/api.server.ts";
+import { apiFailure, readOnlyAction } from "#app/lib/api.server.ts";
 import { json, problem } from "#app/lib/problem.server.ts";
 
 /** GET /api/v1/auth/user: the account of the bearer token (for clients to check their token). */
 export async function loader({ request }: Route.LoaderArgs) {
   // A preflight (React Router hands OPTIONS to the loader): answered, but no CORS is granted.
   if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: "GET, HEAD" } });
+  try {
+    return await currentUser(request);
+  } catch (error) {
+    return apiFailure(error);
+  }
+}
+
+async function currentUser(request: Request): Promise<Response> {
   const account = await bearerAccount(request);
   if (!account) {
     return problem(
