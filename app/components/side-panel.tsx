@@ -37,14 +37,18 @@ export function SidePanel() {
   );
 }
 
-/** The short about text; "Learn more" leads to the guidelines. */
+/** The short about text; "Learn more" leads to the guidelines (its full name says so to screen readers). */
 export function AboutText() {
   return (
     <section className="about" aria-labelledby="about-heading">
       <h2 id="about-heading">About {messages.siteName}</h2>
       <p>
         Employees rate and review their managers and companies anonymously, so everyone can read honest feedback on
-        leaders in their company and country. <Link to={paths.guidelines()}>{messages.learnMore}</Link>
+        leaders in their company and country.{" "}
+        <Link to={paths.guidelines()}>
+          {messages.learnMore}
+          <span className="visually-hidden">{messages.learnMoreTopic}</span>
+        </Link>
       </p>
     </section>
   );

@@ -19,6 +19,8 @@ export const messages = {
   signIn: "Sign In",
   countryPlaceholder: "Country",
   learnMore: "Learn more",
+  /** Read by screen readers and search engines after "Learn more", which alone does not say where it leads. */
+  learnMoreTopic: " about our posting guidelines",
   dataOwnership: "Submitted data becomes the property of the site owner.",
   ipLogged: "IP addresses are logged for abuse control.",
   demoData: "Demo data",

@@ -308,8 +308,33 @@ export function describeBrowsing(engine: Engine): void {
         assert.equal(await text(heading(page)), messages.tagline);
         assert.equal(await page.getByRole("link", { name: "Home", exact: true }).getAttribute("href"), paths.home());
         assert.equal(await page.getByRole("link", { name: "Login", exact: true }).getAttribute("href"), paths.signIn());
-        const learnMore = page.getByRole("link", { name: messages.learnMore, exact: true });
+        const learnMore = page.getByRole("link", { name: messages.learnMore + messages.learnMoreTopic, exact: true });
         assert.equal(await learnMore.getAttribute("href"), paths.guidelines());
+        // Only "Learn more" shows; the rest of its name is for screen readers and search engines.
+        assert.equal(await learnMore.locator(".visually-hidden").textContent(), messages.learnMoreTopic);
+      });
+
+      it("serves a robots.txt that lets crawlers read searches, companies, managers and the guidelines", async () => {
+        const response = await fetch(`${server.baseURL}/robots.txt`);
+        assert.equal(response.status, 200);
+        assert.match(response.headers.get("content-type") ?? "", /^text\/plain/);
+        const disallowed = [...(await response.text()).matchAll(/^Disallow:\s*(\S+)/gm)].map((match) => match[1]!);
+        assert.ok(disallowed.includes(paths.account()), "the account page should be disallowed");
+        const { busyCompany, manager } = facts;
+        for (const path of [
+          paths.home(),
+          paths.search({ country: busyCompany.country, q: busyCompany.name }),
+          paths.company(busyCompany.id),
+          paths.companyManagers(busyCompany.id),
+          paths.manager(manager.id),
+          paths.guidelines(),
+        ]) {
+          assert.deepEqual(
+            disallowed.filter((prefix) => path.startsWith(prefix)),
+            [],
+            `${path} is disallowed`,
+          );
+        }
       });
 
       it("serves the posting guidelines and the privacy page", async () => {
