@@ -53,7 +53,9 @@ export async function ensureDataset(companies: number): Promise<{ file: string; 
 
   const started = performance.now();
   const sqlite = new SQLite(partial);
-  sqlite.pragma("journal_mode = OFF");
+  // No WAL for the load (every page would be written twice); better-sqlite3 refuses OFF, MEMORY is the next best.
+  sqlite.pragma("journal_mode = DELETE");
+  sqlite.pragma("journal_mode = MEMORY");
   sqlite.pragma("synchronous = OFF");
   sqlite.pragma("locking_mode = EXCLUSIVE");
   sqlite.pragma("cache_size = -4000000");

@@ -17,24 +17,29 @@ import {
   signUp,
   sleep,
 } from "../scripts/reliability/support.ts";
+import { paths } from "#app/lib/paths.ts";
 import { copyDataset, ensureDataset } from "./dataset.ts";
+import { type LighthouseRow, runLighthouse } from "./lighthouse.ts";
 import { loadPostgres, markerPrefix, storedReviews, type Target, targetsOf } from "./targets.ts";
 
 const usage = `Usage: npm run bench -- [--sizes 10000,100000,1000000] [--seconds 10] [--connections 50] [--postgres]
-                       [--only search,company,manager,review] [--profile DIR]
+                       [--only search,company,manager,review] [--profile DIR] [--no-lighthouse]
 
 Measures the built server with autocannon against a bare node:http JSON answer, on demo datasets of each size
 (made once and kept under ./data/bench/). --postgres loads the same datasets into the schema "bench" of
 DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and runs the server on it. --only runs the
-scenarios whose names contain one of the words; --profile writes the server's CPU profiles (.cpuprofile) to DIR.`;
+scenarios whose names contain one of the words; --profile writes the server's CPU profiles (.cpuprofile) to DIR.
+Lighthouse (mobile) scores the search, company and manager pages on the largest dataset unless --no-lighthouse.`;
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     sizes: { type: "string", default: "10000,100000,1000000" },
     seconds: { type: "string", default: "10" },
     connections: { type: "string", default: "50" },
     postgres: { type: "boolean", default: false },
     only: { type: "string" },
+    lighthouse: { type: "boolean", default: true },
     profile: { type: "string" },
     help: { type: "boolean", short: "h" },
   },
@@ -214,6 +219,8 @@ function skewed<T>(items: T[]): () => T {
 
 const rows: Row[] = [];
 const checks: string[] = [];
+let lighthouseRows: LighthouseRow[] = [];
+let lighthouseSize = 0;
 const startedAt = new Date();
 // A cookie of no meaning: the page cache serves only requests without cookies, so these requests are rendered.
 const uncached = { cookie: "bench=uncached" };
@@ -265,6 +272,21 @@ for (const size of sizes) {
     step(`${scenario.name} at ${size.toLocaleString("en")}: 2 s warm-up, ${seconds} s measured`);
     await measure(candor.url, scenario, 2);
     rows.push(rowOf(size, scenario.name, await measure(candor.url, scenario, seconds), baseRps));
+  }
+
+  if (values.lighthouse && size === Math.max(...sizes)) {
+    step("Lighthouse, mobile: search, company and manager pages, 3 runs each");
+    const { country, term } = targets.searches[0]!;
+    lighthouseRows = await runLighthouse(
+      candor.url,
+      [
+        { name: "search", path: paths.search({ country, q: term }) },
+        { name: "company", path: paths.company(targets.companyIds[0]!) },
+        { name: "manager", path: paths.manager(targets.managerIds[0]!) },
+      ],
+      { log: (line) => console.log(`  ${line}`) },
+    );
+    lighthouseSize = size;
   }
 
   if (!wanted("review submission")) {
@@ -347,6 +369,20 @@ const report = [
   "Review submission checks:",
   ...checks.map((check) => `- ${check}`),
   "",
+  ...(lighthouseRows.length > 0
+    ? [
+        `Lighthouse (npm package), mobile, on the ${lighthouseSize.toLocaleString("en")}-company dataset (median of 3 runs by performance):`,
+        "",
+        "| page | performance | (runs) | accessibility | best practices | SEO | FCP ms | LCP ms | TBT ms | CLS |",
+        "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+        ...lighthouseRows.map(
+          (row) =>
+            `| ${row.page} \`${row.path}\` | ${row.performance} | ${row.performanceRange.join("–")} | ${row.accessibility} | ` +
+            `${row.bestPractices} | ${row.seo} | ${row.metrics.fcp} | ${row.metrics.lcp} | ${row.metrics.tbt} | ${row.metrics.cls} |`,
+        ),
+        "",
+      ]
+    : []),
 ].join("\n");
 console.log(`\n${report}`);
 const resultsDir = path.join(root, "bench/results");
