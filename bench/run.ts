@@ -1,6 +1,7 @@
 // `npm run bench [-- --sizes 10000,100000,1000000] [--seconds 10] [--postgres]`: the built server against a bare
 // node:http baseline, on datasets of 10k, 100k and 1M companies, in one run. See docs/performance.md.
 import { type ChildProcess, fork, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
@@ -124,6 +125,7 @@ async function startCandor(databaseUrl: string, label: string) {
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       DEMO_DATA: "never",
+      AUTH_SECRET: randomBytes(32).toString("hex"),
       TRUSTED_PROXIES: "127.0.0.1",
       OUTBOX_DIR: path.join(workDir, "outbox"),
       PUBLIC_URL: url,

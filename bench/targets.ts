@@ -155,9 +155,13 @@ export async function loadPostgres(file: string, adminUrl: string, size: number)
 
     const client = new pg.Client({ connectionString: url.href });
     await client.connect();
+    // Indexes that back no constraint (primary keys and unique constraints stay, the rest are built afterwards).
     const indexes = await client.query<{ indexname: string; indexdef: string }>(
-      `select indexname, indexdef from pg_indexes where schemaname = $1
-         and tablename = any($2) and indexname not like '%_pkey'`,
+      `select i.relname as indexname, pg_get_indexdef(i.oid) as indexdef
+         from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
+         join pg_namespace n on n.oid = t.relnamespace
+        where n.nspname = $1 and t.relname = any($2)
+          and not exists (select 1 from pg_constraint c where c.conindid = i.oid)`,
       [schema, copiedTables],
     );
     for (const index of indexes.rows) await client.query(`drop index ${schema}.${index.indexname}`);
