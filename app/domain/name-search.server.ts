@@ -17,9 +17,43 @@ type Query = { country: string; term: string; after: [string, number] | undefine
  * keyset position `after`, at most `limit` (decision 0011). Every plan returns exactly these rows; they differ in
  * what they read:
  * 1. the country's next 4,000 names from the (country, folded_name, id) index: enough for common terms;
- * 2. on SQLite, the rows the FTS5 trigram index names, when the term has at most 5,000 matches in all countries;
+ * 2. on SQLite, for terms of 3 characters or more: the names of the FTS5 trigram index that hold two of the
+ *    term's rarest trigrams (from different words when it has several), when the rarest is in at most 5,000
+ *    names of all countries;
  * 3. otherwise the plain query (on PostgreSQL, the planner reads the pg_trgm index when it pays).
  */
+type Trigram = { text: string; word: number };
+
+/**
+ * Up to 8 trigrams of a term (by code point) that do not overlap, from its start to its end, each with the word it
+ * lies in (-1 when it spans a space or a sign): the pieces whose name counts the search looks up.
+ */
+function sampleTrigrams(term: string): Trigram[] {
+  const chars = [...term];
+  if (chars.length < 3) return [];
+  const wordOf: number[] = [];
+  let word = 0;
+  for (const [index, char] of chars.entries()) {
+    const inWord = /[\p{L}\p{N}]/u.test(char);
+    if (!inWord && index > 0 && wordOf[index - 1] !== -1) word += 1;
+    wordOf.push(inWord ? word : -1);
+  }
+  const starts: number[] = [];
+  for (let start = 0; start + 3 <= chars.length; start += 3) starts.push(start);
+  if (starts.at(-1)! + 3 < chars.length) starts.push(chars.length - 3);
+  const step = Math.max(1, starts.length / 8);
+  const picked = new Set<number>();
+  for (let index = 0; index < starts.length; index += step) picked.add(starts[Math.floor(index)]!);
+  picked.add(starts.at(-1)!);
+  const trigrams = new Map<string, Trigram>();
+  for (const start of picked) {
+    const words = new Set(wordOf.slice(start, start + 3));
+    const text = chars.slice(start, start + 3).join("");
+    trigrams.set(text, { text, word: words.size === 1 ? wordOf[start]! : -1 });
+  }
+  return [...trigrams.values()];
+}
+
 export async function searchByName<Row>(
   db: Kysely<Database>,
   table: "companies" | "managers",
@@ -52,27 +86,50 @@ export async function searchByName<Row>(
     .execute();
   if (first.length === limit) return first as Row[];
 
-  if (!isPostgres(db) && [...term].length >= 3) {
-    const index = sql.table(`${table}_search`);
-    const phrase = `"${term.replaceAll('"', '""')}"`;
-    const { rows } = await sql<{ matches: number }>`select count(*) as matches from (
-      select 1 from ${index} where ${index} match ${phrase} limit ${candidateLimit + 1})`.execute(db);
-    if (Number(rows[0]?.matches) <= candidateLimit) {
-      // From the trigram matches to their rows: the country is checked on each, its index not used (the `+`).
-      const matched = await anyDb
-        .selectFrom(sql`(select rowid as id from ${index} where ${index} match ${phrase})`.as("m"))
-        .innerJoin(`${table} as t`, "t.id", "m.id")
-        .select(selected)
-        .where(sql<boolean>`+t.country = ${country}`)
-        .where(containsFolded(term, "t.folded_name"))
+  const trigrams = sampleTrigrams(term);
+  if (!isPostgres(db) && trigrams.length > 0) {
+    // How many names hold each sampled trigram (fts5vocab answers `term = ?` from its index, `in (…)` by a scan).
+    const counted: Array<Trigram & { doc: number }> = [];
+    for (const trigram of trigrams) {
+      const row = await anyDb
+        .selectFrom(`${table}_search_trigrams`)
+        .select("doc")
+        .where("term", "=", trigram.text)
+        .executeTakeFirst();
+      // A trigram missing from the vocabulary counts as in no name: the query below then ends at once, and still
+      // finds the right rows should the tokenizer have folded it differently.
+      counted.push({ ...trigram, doc: Number(row?.doc ?? 0) });
+    }
+    // The rarest trigram, and the rarest other one, from another word when there is one: names holding both are
+    // few, and few names are read.
+    const [first, ...others] = counted.sort((a, b) => a.doc - b.doc);
+    const second = others.find((other) => first!.word === -1 || other.word !== first!.word) ?? others[0];
+    const rarest = second ? [first!, second] : [first!];
+    if (Number(rarest[0]!.doc) <= candidateLimit) {
+      const match = rarest.map(({ text }) => `"${text.replaceAll('"', '""')}"`).join(" AND ");
+      // The page's rows are picked from the index's own copy of name and country; only they are read in full.
+      const page = anyDb
+        .selectFrom(`${table}_search as m`)
+        .select(["m.rowid as id", "m.folded_name"])
+        // FTS5's hidden column named after the table takes the query.
+        .where(sql<boolean>`${sql.ref(`m.${table}_search`)} match ${match}`)
+        .where("m.country", "=", country)
+        .where(containsFolded(term, "m.folded_name"))
         .$if(after !== undefined, (select) =>
-          select.where((eb) => eb(eb.refTuple("t.folded_name", "t.id"), ">", eb.tuple(...after!))),
+          select.where((eb) => eb(eb.refTuple("m.folded_name", "m.rowid"), ">", eb.tuple(...after!))),
         )
-        .orderBy("t.folded_name")
-        .orderBy("t.id")
+        .orderBy("m.folded_name")
+        .orderBy("m.rowid")
         .limit(limit)
+        .as("page");
+      const rows = await anyDb
+        .selectFrom(page)
+        .innerJoin(`${table} as t`, "t.id", "page.id")
+        .select(selected)
+        .orderBy("page.folded_name")
+        .orderBy("page.id")
         .execute();
-      return matched as Row[];
+      return rows as Row[];
     }
   }
 

@@ -4,7 +4,8 @@ import { isPostgres } from "../dialect.ts";
 /**
  * Trigram indexes on the folded names of companies and managers, so a search for a rare piece of a name does not
  * read every name of a big country (decision 0011). SQLite: an FTS5 table with the trigram tokenizer over
- * `folded_name`, kept in step by triggers. PostgreSQL: a pg_trgm GIN index, when the extension can be created.
+ * `folded_name` (with the country alongside, unindexed) and its vocabulary, kept in step by triggers. PostgreSQL:
+ * a pg_trgm GIN index, when the extension can be created.
  */
 const tables = ["companies", "managers"] as const;
 
@@ -22,20 +23,24 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const table of tables) {
     const index = sql.id(`${table}_search`);
     const source = sql.table(table);
-    await sql`create virtual table ${index} using fts5(folded_name, content=${sql.lit(table)}, content_rowid='id', tokenize='trigram')`.execute(
-      db,
-    );
+    // The index keeps its own copy of the name and the country: a search reads its matches from this small table
+    // and only the 20 rows of the page from the table itself.
+    await sql`create virtual table ${index} using fts5(folded_name, country unindexed, tokenize='trigram')`.execute(db);
+    // How many names hold each trigram, so a search can ask for its rarest trigrams only.
+    await sql`create virtual table ${sql.id(`${table}_search_trigrams`)} using fts5vocab(${index}, 'row')`.execute(db);
     await sql`create trigger ${sql.id(`${table}_search_insert`)} after insert on ${source} begin
-      insert into ${index} (rowid, folded_name) values (new.id, new.folded_name);
+      insert into ${index} (rowid, folded_name, country) values (new.id, new.folded_name, new.country);
     end`.execute(db);
     await sql`create trigger ${sql.id(`${table}_search_delete`)} after delete on ${source} begin
-      insert into ${index} (${index}, rowid, folded_name) values ('delete', old.id, old.folded_name);
+      delete from ${index} where rowid = old.id;
     end`.execute(db);
-    await sql`create trigger ${sql.id(`${table}_search_update`)} after update of folded_name on ${source} begin
-      insert into ${index} (${index}, rowid, folded_name) values ('delete', old.id, old.folded_name);
-      insert into ${index} (rowid, folded_name) values (new.id, new.folded_name);
+    await sql`create trigger ${sql.id(`${table}_search_update`)} after update of folded_name, country on ${source} begin
+      delete from ${index} where rowid = old.id;
+      insert into ${index} (rowid, folded_name, country) values (new.id, new.folded_name, new.country);
     end`.execute(db);
-    await sql`insert into ${index} (${index}) values ('rebuild')`.execute(db);
+    await sql`insert into ${index} (rowid, folded_name, country) select id, folded_name, country from ${source}`.execute(
+      db,
+    );
   }
 }
 
@@ -73,6 +78,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     for (const event of ["insert", "delete", "update"]) {
       await sql`drop trigger if exists ${sql.id(`${table}_search_${event}`)}`.execute(db);
     }
+    await sql`drop table if exists ${sql.id(`${table}_search_trigrams`)}`.execute(db);
     await sql`drop table if exists ${sql.id(`${table}_search`)}`.execute(db);
   }
 }
