@@ -41,6 +41,9 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // 64 MB of page cache instead of 2 MB: at a million companies the pages a write or a page view touches are
+  // spread over gigabytes, and every miss is a read from the operating system.
+  sqlite.pragma("cache_size = -65536");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, engine: "sqlite", close: () => db.destroy() };
 }

@@ -68,8 +68,16 @@ export const idParamSchema = z
   );
 
 /** A path id, or a ZodError naming the parameter (answered as 400 with that field). */
+// One schema per parameter name, made once: zod compiles a schema on its first use, which costs more than a parse.
+const idParamSchemas = new Map<string, z.ZodType<Record<string, number>>>();
+
 export function parseIdParam(name: string, value: string | undefined): number {
-  return z.object({ [name]: idParamSchema }).parse({ [name]: value })[name] as number;
+  let schema = idParamSchemas.get(name);
+  if (!schema) {
+    schema = z.object({ [name]: idParamSchema }) as unknown as z.ZodType<Record<string, number>>;
+    idParamSchemas.set(name, schema);
+  }
+  return schema.parse({ [name]: value })[name]!;
 }
 
 export const newCompanyBodySchema = z.object({ company: companySchema, review: companyReviewSchema }).strict();
