@@ -120,8 +120,8 @@ export function newClientIp(): string {
   return `10.${(clients >> 16) & 255}.${(clients >> 8) & 255}.${clients & 255}`;
 }
 
-/** Signs up through the form (same origin), as a browser would. */
-export async function signUp(baseURL: string, email: string): Promise<void> {
+/** Signs up through the form (same origin), as a browser would; resolves with the session as a Cookie header. */
+export async function signUp(baseURL: string, email: string): Promise<string> {
   const response = await fetch(`${baseURL}/signup`, {
     method: "POST",
     redirect: "manual",
@@ -130,6 +130,10 @@ export async function signUp(baseURL: string, email: string): Promise<void> {
   });
   await response.body?.cancel();
   if (response.status !== 302) throw new Error(`sign-up of ${email} answered ${response.status}`);
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0]!)
+    .join("; ");
 }
 
 /** An access token from POST /api/v1/auth/token (grant_type=password). */
