@@ -5,6 +5,7 @@ import { openDatabase } from "#app/db/connection.server.ts";
 import { syncIdSequence } from "#app/db/dialect.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
 import { companyCriteria } from "#app/lib/ratings.ts";
+import { newMarker } from "../scripts/reliability/support.ts";
 
 export type Target = {
   searches: Array<{ country: string; term: string }>;
@@ -76,7 +77,11 @@ const aggregateCheck = (ids: number[]) => `
     or c.again_yes <> coalesce(r.again, 0) or c.recommend_yes <> coalesce(r.recommend, 0)
   )`;
 
-export const markerPrefix = "benchmarker";
+/**
+ * The start of every marker of one run: "benchmarker" and 8 letters of its own, so that reviews a kept PostgreSQL
+ * schema holds from earlier runs are not counted as this run's.
+ */
+export const markerPrefix = `benchmarker${newMarker().slice("crashmarker".length, "crashmarker".length + 8)}`;
 
 /**
  * How often each benchmark marker appears in the reviews of these companies, and how many of the companies have
