@@ -99,6 +99,9 @@ export async function ensureDataset(companies: number): Promise<{ file: string; 
     {
       format: `  dataset ${companies.toLocaleString("en")} |{bar}| {percentage}% · {value}/{total} companies · {eta_formatted} left`,
       etaBuffer: 50,
+      // Without a terminal (CI logs, a pipe), a line every 10 s instead of a bar.
+      noTTYOutput: true,
+      notTTYSchedule: 10_000,
     },
     cliProgress.Presets.shades_classic,
   );
