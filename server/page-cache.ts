@@ -59,7 +59,6 @@ function splitAt(body: Buffer, separator: Buffer): Buffer[] {
 
 export type PageCache = {
   middleware: (req: Request, res: Response, next: NextFunction) => void;
-  stats: () => { hits: number; misses: number; entries: number };
 };
 
 type Options = {
@@ -75,9 +74,6 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
     sizeCalculation: (entry) => entry.size + 512,
     ttl: ttlMs,
   });
-  let hits = 0;
-  let misses = 0;
-
   async function serveHit(req: Request, res: Response, entry: Entry, isApi: boolean): Promise<boolean> {
     if (isApi) {
       // Cached API reads count against the client's rate limit like any other read.
@@ -92,7 +88,6 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
     }
     for (const [name, value] of entry.headers) res.setHeader(name, value);
     res.setHeader("X-Cache", "hit");
-    hits += 1;
     if (entry.etag && req.headers["if-none-match"] === entry.etag) {
       res.status(304).end();
       return true;
@@ -151,7 +146,6 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
   }
 
   return {
-    stats: () => ({ hits, misses, entries: entries.size }),
     middleware(req, res, next) {
       if (req.method !== "GET" || req.headers.cookie || req.headers.authorization) return next();
       if (!cacheablePaths.some((pattern) => pattern.test(req.path))) return next();
@@ -167,7 +161,6 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
         );
         return;
       }
-      misses += 1;
       res.setHeader("X-Cache", "miss");
       capture(req, res, key);
       next();
