@@ -27,7 +27,7 @@ const usage = `Usage: npm run bench -- [--sizes 10000,100000,1000000] [--seconds
                        [--only search,company,manager,review] [--profile DIR] [--no-lighthouse]
 
 Measures the built server with autocannon against a bare node:http JSON answer, on demo datasets of each size
-(made once and kept under ./data/bench/). --postgres loads the same datasets into the schema "bench" of
+(made once and kept under ./data/bench/). --postgres loads the same datasets into the schemas bench_N of
 DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and runs the server on it. --only runs the
 scenarios whose names contain one of the words; --profile writes the server's CPU profiles (.cpuprofile) to DIR.
 Lighthouse (mobile) scores the search, company and manager pages on the largest dataset unless --no-lighthouse.`;
