@@ -102,10 +102,10 @@ export async function searchByName<Row>(
     }
     // The rarest trigram, and the rarest other one, from another word when there is one: names holding both are
     // few, and few names are read.
-    const [first, ...others] = counted.sort((a, b) => a.doc - b.doc);
-    const second = others.find((other) => first!.word === -1 || other.word !== first!.word) ?? others[0];
-    const rarest = second ? [first!, second] : [first!];
-    if (Number(rarest[0]!.doc) <= candidateLimit) {
+    const [rarestOne, ...others] = counted.sort((a, b) => a.doc - b.doc);
+    const partner = others.find((other) => rarestOne!.word === -1 || other.word !== rarestOne!.word) ?? others[0];
+    const rarest = partner ? [rarestOne!, partner] : [rarestOne!];
+    if (rarestOne!.doc <= candidateLimit) {
       const match = rarest.map(({ text }) => `"${text.replaceAll('"', '""')}"`).join(" AND ");
       // The page's rows are picked from the index's own copy of name and country; only they are read in full.
       const page = anyDb
