@@ -63,16 +63,19 @@ export async function searchByName<Row>(
 ): Promise<Row[]> {
   const anyDb = db as unknown as Kysely<any>;
   const { country, term, after, limit } = query;
-  const positioned = <Q extends SelectQueryBuilder<any, any, any>>(select: Q, alias: string): Q => {
-    const narrowed = select.where(`${alias}.country`, "=", country) as Q;
-    if (!after) return narrowed;
-    return narrowed.where((eb) => eb(eb.refTuple(`${alias}.folded_name`, `${alias}.id`), ">", eb.tuple(...after))) as Q;
+  // The country's names after the keyset position, in (folded_name, id) order: the frame of every plan.
+  const inNameOrder = <Q extends SelectQueryBuilder<any, any, any>>(select: Q, alias: string, id = "id"): Q => {
+    let framed = select.where(`${alias}.country`, "=", country) as Q;
+    if (after) {
+      framed = framed.where((eb) =>
+        eb(eb.refTuple(`${alias}.folded_name`, `${alias}.${id}`), ">", eb.tuple(...after)),
+      ) as Q;
+    }
+    return framed.orderBy(`${alias}.folded_name`).orderBy(`${alias}.${id}`) as Q;
   };
   const selected = columns.map((column) => `t.${column}`);
 
-  const nearby = positioned(anyDb.selectFrom(`${table} as n`).select(["n.id", "n.folded_name"]), "n")
-    .orderBy("n.folded_name")
-    .orderBy("n.id")
+  const nearby = inNameOrder(anyDb.selectFrom(`${table} as n`).select(["n.id", "n.folded_name"]), "n")
     .limit(nearbyNames)
     .as("nearby");
   const first = await anyDb
@@ -108,18 +111,16 @@ export async function searchByName<Row>(
     if (rarestOne!.doc <= candidateLimit) {
       const match = rarest.map(({ text }) => `"${text.replaceAll('"', '""')}"`).join(" AND ");
       // The page's rows are picked from the index's own copy of name and country; only they are read in full.
-      const page = anyDb
-        .selectFrom(`${table}_search as m`)
-        .select(["m.rowid as id", "m.folded_name"])
-        // FTS5's hidden column named after the table takes the query.
-        .where(sql<boolean>`${sql.ref(`m.${table}_search`)} match ${match}`)
-        .where("m.country", "=", country)
-        .where(containsFolded(term, "m.folded_name"))
-        .$if(after !== undefined, (select) =>
-          select.where((eb) => eb(eb.refTuple("m.folded_name", "m.rowid"), ">", eb.tuple(...after!))),
-        )
-        .orderBy("m.folded_name")
-        .orderBy("m.rowid")
+      const page = inNameOrder(
+        anyDb
+          .selectFrom(`${table}_search as m`)
+          .select(["m.rowid as id", "m.folded_name"])
+          // FTS5's hidden column named after the table takes the query.
+          .where(sql<boolean>`${sql.ref(`m.${table}_search`)} match ${match}`)
+          .where(containsFolded(term, "m.folded_name")),
+        "m",
+        "rowid",
+      )
         .limit(limit)
         .as("page");
       const rows = await anyDb
@@ -133,10 +134,10 @@ export async function searchByName<Row>(
     }
   }
 
-  const rows = await positioned(anyDb.selectFrom(`${table} as t`).select(selected), "t")
-    .where(containsFolded(term, "t.folded_name"))
-    .orderBy("t.folded_name")
-    .orderBy("t.id")
+  const rows = await inNameOrder(
+    anyDb.selectFrom(`${table} as t`).select(selected).where(containsFolded(term, "t.folded_name")),
+    "t",
+  )
     .limit(limit)
     .execute();
   return rows as Row[];
