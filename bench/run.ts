@@ -1,7 +1,6 @@
 // `npm run bench [-- --sizes 10000,100000,1000000] [--seconds 10] [--postgres]`: the built server against a bare
 // node:http baseline, on datasets of 10k, 100k and 1M companies, in one run. See docs/performance.md.
 import { type ChildProcess, fork, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
@@ -14,9 +13,11 @@ import {
   freePort,
   newClientIp,
   newMarker,
+  newSecret,
   root,
   signUp,
-  sleep,
+  spawnServer,
+  waitForHealth,
 } from "../scripts/reliability/support.ts";
 import { paths } from "#app/lib/paths.ts";
 import { copyDataset, ensureDataset } from "./dataset.ts";
@@ -112,47 +113,24 @@ async function startBaseline(): Promise<{ url: string; stop: () => Promise<void>
 async function startCandor(databaseUrl: string, label: string) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const logFile = path.join(workDir, `${label}.log`);
-  const log = fs.openSync(logFile, "w");
-  // Production settings; behind a trusted proxy, so each simulated visitor has its own rate-limit bucket.
-  const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [];
-  const child = spawn(process.execPath, [...profile, "server/main.ts"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      DEMO_DATA: "never",
-      AUTH_SECRET: randomBytes(32).toString("hex"),
-      TRUSTED_PROXIES: "127.0.0.1",
-      OUTBOX_DIR: path.join(workDir, "outbox"),
-      PUBLIC_URL: url,
+  // Production settings (request logging on, to a file); behind a trusted proxy, so each simulated visitor has its
+  // own rate-limit bucket.
+  const server = spawnServer(
+    { url: databaseUrl, dir: workDir },
+    port,
+    { DEMO_DATA: "never", AUTH_SECRET: newSecret(), LOG_LEVEL: "info" },
+    {
+      logFile: path.join(workDir, `${label}.log`),
+      nodeArgs: values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [],
     },
-    stdio: ["ignore", log, log],
-  });
-  children.add(child);
-  const deadline = Date.now() + 600_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited:\n${fs.readFileSync(logFile, "utf8")}`);
-    try {
-      const response = await fetch(`${url}/healthz`);
-      await response.body?.cancel();
-      if (response.ok) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) throw new Error("the server did not start within 10 minutes");
-    await sleep(100);
-  }
+  );
+  // A migration of a 1M dataset may run first.
+  await waitForHealth(url, server, 600_000);
   return {
     url,
     stop: async () => {
-      child.kill("SIGTERM");
-      await once(child, "exit");
-      children.delete(child);
-      fs.closeSync(log);
+      server.child.kill("SIGTERM");
+      await server.exited;
     },
   };
 }

@@ -66,7 +66,16 @@ export async function createDatabase(engine: Engine, label: string): Promise<Tes
 /** One run of `node server/main.ts` on a fixed port and database; `log` collects stdout and stderr. */
 export type ServerProcess = { child: ChildProcess; log: () => string; exited: Promise<number | null> };
 
-export function spawnServer(database: TestDatabase, port: number, extraEnv: Record<string, string> = {}) {
+/**
+ * `options.logFile` sends the server's output to a file instead of memory (a benchmark logs a line per request);
+ * `options.nodeArgs` go before the script (e.g. --cpu-prof).
+ */
+export function spawnServer(
+  database: Pick<TestDatabase, "url" | "dir">,
+  port: number,
+  extraEnv: Record<string, string> = {},
+  options: { logFile?: string; nodeArgs?: string[] } = {},
+) {
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     NODE_ENV: "production",
@@ -80,7 +89,14 @@ export function spawnServer(database: TestDatabase, port: number, extraEnv: Reco
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...extraEnv,
   };
-  const child = spawn(process.execPath, ["server/main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const { logFile, nodeArgs = [] } = options;
+  const logFd = logFile ? fs.openSync(logFile, "w") : undefined;
+  const child = spawn(process.execPath, [...nodeArgs, "server/main.ts"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", logFd ?? "pipe", logFd ?? "pipe"],
+  });
+  if (logFd !== undefined) fs.closeSync(logFd); // the child keeps its own copy
   let text = "";
   child.stdout?.on("data", (chunk) => (text += chunk));
   child.stderr?.on("data", (chunk) => (text += chunk));
@@ -88,7 +104,8 @@ export function spawnServer(database: TestDatabase, port: number, extraEnv: Reco
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   void exited.then(() => process.off("exit", killOnExit));
-  const server: ServerProcess = { child, log: () => text, exited };
+  const log = logFile ? () => fs.readFileSync(logFile, "utf8") : () => text;
+  const server: ServerProcess = { child, log, exited };
   return server;
 }
 
