@@ -35,8 +35,10 @@ const cacheablePaths = [
   /^\/api\/v1\/managers\/\d+(\/reviews)?$/,
 ];
 
-// Headers that belong to one response only (compression encodes each response anew).
+// Headers that belong to one response only (compression encodes each response anew; the CSP carries its nonce).
 const perResponseHeaders = new Set([
+  "content-security-policy",
+  "x-cache",
   "set-cookie",
   "content-length",
   "content-encoding",
@@ -129,7 +131,7 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
       if (/no-store|private/.test(cacheControl)) return;
       const headers: Array<[string, string]> = [];
       for (const [name, value] of Object.entries(res.getHeaders())) {
-        if (perResponseHeaders.has(name) || name === "content-security-policy" || name === "x-cache") continue;
+        if (perResponseHeaders.has(name)) continue;
         if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(", ") : String(value)]);
       }
       const body = Buffer.concat(chunks);
