@@ -15,7 +15,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { paths } from "#app/lib/paths.ts";
 import { readDemoFacts } from "../tests/e2e/support/demo-facts.ts";
-import { startServer } from "../tests/e2e/support/server.ts";
+import { startServer } from "../tests/support/server.ts";
 
 export type LighthousePage = { name: string; path: string };
 

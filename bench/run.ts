@@ -20,6 +20,7 @@ import {
   waitForHealth,
 } from "../scripts/reliability/support.ts";
 import { paths } from "#app/lib/paths.ts";
+import { testPostgresUrl } from "#tests/support/postgres-url.ts";
 import { copyDataset, ensureDataset } from "./dataset.ts";
 import { type LighthouseRow, runLighthouse } from "./lighthouse.ts";
 import { loadPostgres, markerPrefix, storedReviews, type Target, targetsOf } from "./targets.ts";
@@ -29,7 +30,7 @@ const usage = `Usage: npm run bench -- [--sizes 10000,100000,1000000] [--seconds
 
 Measures the built server with autocannon against a bare node:http JSON answer, on demo datasets of each size
 (made once and kept under ./data/bench/). --postgres loads the same datasets into the schemas bench_N of
-DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and runs the server on it. --only runs the
+TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and runs the server on it. --only runs the
 scenarios whose names contain one of the words; --profile writes the server's CPU profiles (.cpuprofile) to DIR.
 Lighthouse (mobile) scores the search, company and manager pages on the largest dataset unless --no-lighthouse.`;
 
@@ -62,7 +63,7 @@ if (!(seconds >= 1 && seconds <= 600) || !(connections >= 1 && connections <= 10
   process.exit(2);
 }
 const engine = values.postgres ? "postgres" : "sqlite";
-const postgresUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const postgresUrl = testPostgresUrl();
 
 type Row = {
   size: number;

@@ -1,10 +1,10 @@
 // What the benchmark asks for (drawn from the dataset itself) and how it checks the reviews it wrote.
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { openDatabase } from "#app/db/connection.server.ts";
+import { engineOf, openDatabase } from "#app/db/connection.server.ts";
 import { syncIdSequence } from "#app/db/dialect.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
-import { companyCriteria } from "#app/lib/ratings.ts";
+import { checkAggregates } from "#tests/support/server.ts";
 import { newMarker } from "../scripts/reliability/support.ts";
 
 export type Target = {
@@ -64,19 +64,6 @@ export function targetsOf(file: string): Target {
   }
 }
 
-const aggregateCheck = (ids: number[]) => `
-  select count(*) as mismatches from companies c
-  left join (
-    select company_id, count(*) as n, ${companyCriteria.map((key) => `sum(${key}) as ${key}`).join(", ")},
-      sum(again) as again, sum(recommend) as recommend
-    from company_reviews where company_id in (${ids.join(",")}) group by company_id
-  ) r on r.company_id = c.id
-  where c.id in (${ids.join(",")}) and (
-    c.review_count <> coalesce(r.n, 0)
-    ${companyCriteria.map((key) => `or c.sum_${key} <> coalesce(r.${key}, 0)`).join(" ")}
-    or c.again_yes <> coalesce(r.again, 0) or c.recommend_yes <> coalesce(r.recommend, 0)
-  )`;
-
 /**
  * The start of every marker of one run: "benchmarker" and 8 letters of its own, so that reviews a kept PostgreSQL
  * schema holds from earlier runs are not counted as this run's.
@@ -95,15 +82,13 @@ export async function storedReviews(
   const markerSql = `select review_text from company_reviews where company_id in (${unique.join(",")})
     and review_text like '${markerPrefix}%'`;
   let texts: string[];
-  let mismatches: number;
-  if (!/^postgres/.test(databaseUrl)) {
+  if (engineOf(databaseUrl) === "sqlite") {
     const sqlite = new SQLite(databaseUrl, { readonly: true });
     try {
       texts = sqlite
         .prepare<[], { review_text: string }>(markerSql)
         .all()
         .map((row) => row.review_text);
-      mismatches = sqlite.prepare<[], { mismatches: number }>(aggregateCheck(unique)).get()!.mismatches;
     } finally {
       sqlite.close();
     }
@@ -112,17 +97,20 @@ export async function storedReviews(
     await client.connect();
     try {
       texts = (await client.query<{ review_text: string }>(markerSql)).rows.map((row) => row.review_text);
-      mismatches = Number((await client.query(aggregateCheck(unique))).rows[0].mismatches);
     } finally {
       await client.end();
     }
   }
+  const { mismatches } = await checkAggregates(
+    { engine: engineOf(databaseUrl), url: databaseUrl },
+    { companies: unique },
+  );
   const markers = new Map<string, number>();
   for (const text of texts) {
     const marker = text.split(" ", 1)[0]!;
     markers.set(marker, (markers.get(marker) ?? 0) + 1);
   }
-  return { markers, mismatches };
+  return { markers, mismatches: mismatches.length };
 }
 
 const copiedTables = ["companies", "company_reviews", "managers", "manager_companies", "manager_reviews"] as const;

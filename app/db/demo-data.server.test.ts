@@ -3,8 +3,8 @@ import { beforeEach, expect, it } from "vitest";
 import { companyCriteria, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { type DemoSummary, generateDemoData } from "./demo-data.server.ts";
 import type { Database } from "./schema.ts";
-import { describeEachEngine } from "./test-database.server.ts";
-import { countRows } from "./test-fixtures.server.ts";
+import { describeEachEngine } from "#tests/support/test-database.ts";
+import { countRows } from "#tests/support/test-fixtures.ts";
 
 type Aggregates = Record<string, number>;
 

@@ -7,8 +7,14 @@ import { companyCriteria, managerCriteria } from "#app/lib/ratings.ts";
 import { openDatabase } from "./connection.server.ts";
 import { migrateToLatest } from "./migrate.server.ts";
 import type { Database } from "./schema.ts";
-import { type TestDatabase, createTestDatabase, describeEachEngine } from "./test-database.server.ts";
-import { companyReviewRow, countRows, insertCompany, insertManager, managerReviewRow } from "./test-fixtures.server.ts";
+import { type TestDatabase, createTestDatabase, describeEachEngine } from "#tests/support/test-database.ts";
+import {
+  companyReviewRow,
+  countRows,
+  insertCompany,
+  insertManager,
+  managerReviewRow,
+} from "#tests/support/test-fixtures.ts";
 
 const tables = [
   "companies",

@@ -1,5 +1,6 @@
-import { afterAll, beforeEach, expect, it, vi } from "vitest";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
+import { expect, it } from "vitest";
+import * as outbox from "#tests/support/test-outbox.ts";
+import { describeEachEngine } from "#tests/support/test-database.ts";
 import type { Auth } from "#app/lib/auth.server.ts";
 import {
   accountMessages,
@@ -15,11 +16,7 @@ import {
   signInAccount,
   signUpAccount,
   withAuthTables,
-} from "./test-accounts.server.ts";
-
-const outbox = await vi.hoisted(() => import("#app/lib/test-outbox.server.ts"));
-beforeEach(outbox.clearOutbox);
-afterAll(outbox.removeOutbox);
+} from "#tests/support/test-accounts.ts";
 
 const newPassword = "a brand new passphrase";
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeEach, expect, it, vi } from "vitest";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
+import { expect, it } from "vitest";
+import { describeEachEngine } from "#tests/support/test-database.ts";
 import type { Auth } from "#app/lib/auth.server.ts";
 import {
   accountMessages,
@@ -18,11 +18,7 @@ import {
   type TestAccount,
   totpCode,
   wrongTotpCode,
-} from "./test-accounts.server.ts";
-
-const outbox = await vi.hoisted(() => import("#app/lib/test-outbox.server.ts"));
-beforeEach(outbox.clearOutbox);
-afterAll(outbox.removeOutbox);
+} from "#tests/support/test-accounts.ts";
 
 describeEachEngine("two-factor authentication", (database) => {
   async function sessionCount(): Promise<number> {

@@ -1,11 +1,11 @@
-import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
+import { describe, expect, it } from "vitest";
+import { describeEachEngine } from "#tests/support/test-database.ts";
 import {
   insertCompany,
   insertCompanyReview,
   insertManager,
   insertManagerReview,
-} from "#app/db/test-fixtures.server.ts";
+} from "#tests/support/test-fixtures.ts";
 import {
   accountMessages,
   changePassword,
@@ -25,11 +25,7 @@ import {
   signUpAccount,
   testPassword,
   withAuthTables,
-} from "./test-accounts.server.ts";
-
-const outbox = await vi.hoisted(() => import("#app/lib/test-outbox.server.ts"));
-beforeEach(outbox.clearOutbox);
-afterAll(outbox.removeOutbox);
+} from "#tests/support/test-accounts.ts";
 
 describe("signUpSchema", () => {
   function firstProblem(password: string) {

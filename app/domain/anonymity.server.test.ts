@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import { afterAll, expect, it, vi } from "vitest";
+import { expect, it } from "vitest";
 import type { Engine } from "#app/db/connection.server.ts";
 import type { Database } from "#app/db/schema.ts";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
+import { columnNames, describeEachEngine, tableNames } from "#tests/support/test-database.ts";
 import { today } from "#app/lib/ids.server.ts";
 import {
   addCompany,
@@ -13,11 +13,8 @@ import {
   recordCompanyReview,
   recordManagerReview,
 } from "./contributions.server.ts";
-import { createTestAuth, signUpAccount, testAuthSecret } from "./test-accounts.server.ts";
-import { company, companyReview, manager, managerReview } from "./test-contributions.server.ts";
-
-const outbox = await vi.hoisted(() => import("#app/lib/test-outbox.server.ts"));
-afterAll(outbox.removeOutbox);
+import { createTestAuth, signUpAccount, testAuthSecret } from "#tests/support/test-accounts.ts";
+import { company, companyReview, manager, managerReview } from "#tests/support/test-contributions.ts";
 
 /**
  * DESIGN.md section 4: after known users post reviews, nothing in the database links a review to its author.
@@ -31,25 +28,6 @@ const reviewTables = ["company_reviews", "manager_reviews", "review_receipts"];
 const contentTables = [...reviewTables, "companies", "managers", "manager_companies"];
 // Where accounts live: these hold user ids and e-mails by necessity, and must hold no review id.
 const accountTables = ["users", "sessions", "accounts", "verifications", "two_factors", "api_tokens"];
-
-async function tableNames(db: Db, engine: Engine): Promise<string[]> {
-  const query =
-    engine === "sqlite"
-      ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
-      : sql<{ name: string }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = current_schema() and c.relkind = 'r'`;
-  return (await query.execute(db)).rows.map((row) => row.name).sort();
-}
-
-async function columnNames(db: Db, engine: Engine, table: string): Promise<string[]> {
-  const query =
-    engine === "sqlite"
-      ? sql<{ name: string }>`select name from pragma_table_info(${table})`
-      : sql<{ name: string }>`select a.attname as name from pg_attribute a
-          join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = current_schema() and c.relname = ${table} and a.attnum > 0 and not a.attisdropped`;
-  return (await query.execute(db)).rows.map((row) => row.name);
-}
 
 function text(value: unknown): string {
   if (value instanceof Date) return value.toISOString();

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeEach, expect, it, vi } from "vitest";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
+import { expect, it } from "vitest";
+import { describeEachEngine } from "#tests/support/test-database.ts";
 import {
   accessTokenSeconds,
   authenticateAccessToken,
@@ -9,11 +9,13 @@ import {
   revokeTokenFamily,
 } from "./api-tokens.server.ts";
 import { currentAccount } from "./accounts.server.ts";
-import { createTestAuth, enableTwoFactor, signUpAccount, totpCode, wrongTotpCode } from "./test-accounts.server.ts";
-
-const outbox = await vi.hoisted(() => import("#app/lib/test-outbox.server.ts"));
-beforeEach(outbox.clearOutbox);
-afterAll(outbox.removeOutbox);
+import {
+  createTestAuth,
+  enableTwoFactor,
+  signUpAccount,
+  totpCode,
+  wrongTotpCode,
+} from "#tests/support/test-accounts.ts";
 
 function sha256(token: string): string {
   return createHash("sha256").update(token).digest("base64url");

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
-import { allPages, insertCompany, insertCompanyReview } from "#app/db/test-fixtures.server.ts";
+import { describeEachEngine } from "#tests/support/test-database.ts";
+import { allPages, insertCompany, insertCompanyReview } from "#tests/support/test-fixtures.ts";
 import { encodeCursor } from "#app/lib/cursor.server.ts";
 import { companyCriteria } from "#app/lib/ratings.ts";
 import { companyReviews, findCompany, searchCompanies, searchPageSize } from "./companies.server.ts";

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import { expect, it } from "vitest";
 import type { Database } from "#app/db/schema.ts";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
-import { countRows, insertCompany, insertManager } from "#app/db/test-fixtures.server.ts";
+import { describeEachEngine } from "#tests/support/test-database.ts";
+import { countRows, insertCompany, insertManager } from "#tests/support/test-fixtures.ts";
 import { managerCriteria } from "#app/lib/ratings.ts";
 import {
   addCompany,
@@ -11,7 +11,14 @@ import {
   managerReviewReceipt,
   recordManagerReview,
 } from "./contributions.server.ts";
-import { author, company, companyReview, expectRefusal, manager, managerReview } from "./test-contributions.server.ts";
+import {
+  author,
+  company,
+  companyReview,
+  expectRefusal,
+  manager,
+  managerReview,
+} from "#tests/support/test-contributions.ts";
 
 type Db = Kysely<Database>;
 

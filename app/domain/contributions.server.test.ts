@@ -1,13 +1,13 @@
 import type { Kysely } from "kysely";
 import { expect, it } from "vitest";
 import type { Database } from "#app/db/schema.ts";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
-import { countRows, insertCompany } from "#app/db/test-fixtures.server.ts";
+import { describeEachEngine } from "#tests/support/test-database.ts";
+import { countRows, insertCompany } from "#tests/support/test-fixtures.ts";
 import { fold } from "#app/lib/fold.ts";
 import { today } from "#app/lib/ids.server.ts";
 import { companyCriteria } from "#app/lib/ratings.ts";
 import { addCompany, companySuggestions, recordCompanyReview } from "./contributions.server.ts";
-import { company, companyReview, expectRefusal } from "./test-contributions.server.ts";
+import { company, companyReview, expectRefusal } from "#tests/support/test-contributions.ts";
 
 type Db = Kysely<Database>;
 

@@ -1,16 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { contributionMessages } from "#app/lib/messages.ts";
+import * as outbox from "#tests/support/test-outbox.ts";
 import { feedbackMessages, feedbackSchema, sendFeedback } from "./feedback.server.ts";
 
-// Before env() is first read: the owner's address, and a private outbox (test-outbox sets OUTBOX_DIR).
-const outbox = await vi.hoisted(async () => {
+// Before env() is first read: the owner's address (the setup file has already pointed OUTBOX_DIR at a private outbox).
+vi.hoisted(() => {
   process.env.CONTACT_EMAIL = "owner@candor-feedback.example";
-  return import("#app/lib/test-outbox.server.ts");
 });
-beforeEach(outbox.clearOutbox);
-afterAll(outbox.removeOutbox);
 
 /** The raw .eml files written so far. */
 function rawMails(): string[] {

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
-import { allPages, insertCompany, insertManager, insertManagerReview } from "#app/db/test-fixtures.server.ts";
+import { describeEachEngine } from "#tests/support/test-database.ts";
+import { allPages, insertCompany, insertManager, insertManagerReview } from "#tests/support/test-fixtures.ts";
 import { encodeCursor } from "#app/lib/cursor.server.ts";
 import { managerCriteria } from "#app/lib/ratings.ts";
 import { searchPageSize } from "./companies.server.ts";

@@ -2,8 +2,8 @@ import { sql } from "kysely";
 import { beforeEach, expect, it } from "vitest";
 import { containsFolded } from "#app/db/dialect.ts";
 import { generateDemoData } from "#app/db/demo-data.server.ts";
-import { describeEachEngine } from "#app/db/test-database.server.ts";
-import { insertCompany } from "#app/db/test-fixtures.server.ts";
+import { describeEachEngine } from "#tests/support/test-database.ts";
+import { insertCompany } from "#tests/support/test-fixtures.ts";
 import { fold } from "#app/lib/fold.ts";
 import { searchByName, type SearchPlanLimits } from "./name-search.server.ts";
 

@@ -1,134 +1,40 @@
-// Shared by the reliability scripts: the built server as a child process on a throwaway database, and HTTP helpers.
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
-import { once } from "node:events";
+// Shared by the reliability scripts: the harness's server behind a trusted proxy, HTTP helpers, payloads, checks.
+import { execFile, execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import SQLite from "better-sqlite3";
-import pg from "pg";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import {
+  checkAggregates,
+  freePort,
+  readDatabase,
+  spawnServer as spawnHarnessServer,
+  type ThrowawayDatabase,
+} from "#tests/support/server.ts";
 
-export type Engine = "sqlite" | "postgres";
+export {
+  adminQuery,
+  cleanUp,
+  createDatabase,
+  type Engine,
+  freePort,
+  newSecret,
+  postgresAdminUrl,
+  readDatabase,
+  root,
+  type ServerProcess,
+  sleep,
+  type ThrowawayDatabase as TestDatabase,
+  waitForHealth,
+} from "#tests/support/server.ts";
 
-export const root = fileURLToPath(new URL("../..", import.meta.url));
-export const postgresAdminUrl = process.env.RELIABILITY_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 export const password = "a long and private passphrase";
 
-export async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  probe.listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as net.AddressInfo;
-  probe.close();
-  await once(probe, "close");
-  return port;
-}
-
-export async function adminQuery<T extends pg.QueryResultRow>(statement: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: postgresAdminUrl });
-  await client.connect();
-  try {
-    return await client.query<T>(statement, values);
-  } finally {
-    await client.end();
-  }
-}
-
-export type TestDatabase = { engine: Engine; url: string; dir: string; schema?: string; drop: () => Promise<void> };
-
-/** A temporary SQLite file, or a fresh schema of the PostgreSQL database (selected through search_path). */
-export async function createDatabase(engine: Engine, label: string): Promise<TestDatabase> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `candor-${label}-`));
-  const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
-  if (engine === "sqlite") {
-    return { engine, url: path.join(dir, "candor.sqlite"), dir, drop: async () => removeDir() };
-  }
-  const schema = `candor_${label.replace(/\W/g, "_")}_${process.pid}_${Date.now()}`;
-  await adminQuery(`create schema ${schema}`);
-  const url = new URL(postgresAdminUrl);
-  url.search = `?options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=${schema}`;
-  return {
-    engine,
-    url: url.href,
-    dir,
-    schema,
-    drop: async () => {
-      await adminQuery(`drop schema if exists ${schema} cascade`);
-      removeDir();
-    },
-  };
-}
-
-/** One run of `node server/main.ts` on a fixed port and database; `log` collects stdout and stderr. */
-export type ServerProcess = { child: ChildProcess; log: () => string; exited: Promise<number | null> };
-
-/**
- * `options.logFile` sends the server's output to a file instead of memory (a benchmark logs a line per request);
- * `options.nodeArgs` go before the script (e.g. --cpu-prof).
- */
-export function spawnServer(
-  database: Pick<TestDatabase, "url" | "dir">,
-  port: number,
-  extraEnv: Record<string, string> = {},
-  options: { logFile?: string; nodeArgs?: string[] } = {},
-) {
-  const env: Record<string, string | undefined> = {
-    PATH: process.env.PATH,
-    NODE_ENV: "production",
-    HOST: "127.0.0.1",
-    PORT: String(port),
-    DATABASE_URL: database.url,
-    DEMO_DATA: "always",
-    LOG_LEVEL: "warn",
-    TRUSTED_PROXIES: "127.0.0.1",
-    OUTBOX_DIR: path.join(database.dir, "outbox"),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    ...extraEnv,
-  };
-  const { logFile, nodeArgs = [] } = options;
-  const logFd = logFile ? fs.openSync(logFile, "w") : undefined;
-  const child = spawn(process.execPath, [...nodeArgs, "server/main.ts"], {
-    cwd: root,
-    env,
-    stdio: ["ignore", logFd ?? "pipe", logFd ?? "pipe"],
-  });
-  if (logFd !== undefined) fs.closeSync(logFd); // the child keeps its own copy
-  let text = "";
-  child.stdout?.on("data", (chunk) => (text += chunk));
-  child.stderr?.on("data", (chunk) => (text += chunk));
-  const exited = once(child, "exit").then(([code]) => code as number | null);
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  void exited.then(() => process.off("exit", killOnExit));
-  const log = logFile ? () => fs.readFileSync(logFile, "utf8") : () => text;
-  const server: ServerProcess = { child, log, exited };
-  return server;
-}
-
-export const newSecret = () => randomBytes(32).toString("hex");
-
-export async function waitForHealth(baseURL: string, server: ServerProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null)
-      throw new Error(`server exited with ${server.child.exitCode}:\n${server.log()}`);
-    try {
-      const response = await fetch(`${baseURL}/healthz`);
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(50);
-  }
-  throw new Error(`the server did not become healthy within ${timeoutMs} ms:\n${server.log()}`);
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The harness's server behind TRUSTED_PROXIES=127.0.0.1: every client here sends an X-Forwarded-For of its own. */
+export const spawnServer: typeof spawnHarnessServer = (database, port, extraEnv = {}, options) =>
+  spawnHarnessServer(database, port, { TRUSTED_PROXIES: "127.0.0.1", ...extraEnv }, options);
 
 let clients = 0;
 /** A client address of its own for each request: behind TRUSTED_PROXIES no rate limit bucket fills up. */
@@ -217,37 +123,9 @@ export function newManager(marker: string) {
   };
 }
 
-type Row = Record<string, unknown>;
-
-/** Runs a read-only query on the database the server wrote. */
-export async function readDatabase(database: TestDatabase, query: string): Promise<Row[]> {
-  if (database.engine === "sqlite") {
-    const sqlite = new SQLite(database.url, { readonly: true, fileMustExist: true });
-    try {
-      return sqlite.prepare(query).all() as Row[];
-    } finally {
-      sqlite.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(query)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-// Companies and managers carry aggregates of their reviews (DESIGN.md section 6); has_oncall is not summed.
-const subjects = [
-  {
-    table: "companies",
-    reviews: "company_reviews",
-    key: "company_id",
-    criteria: companyCriteria,
-    yes: companyYesNo.filter((key) => key !== "has_oncall"),
-  },
-  { table: "managers", reviews: "manager_reviews", key: "manager_id", criteria: managerCriteria, yes: managerYesNo },
+const subjectTables = [
+  ["companies", "company_reviews", "company_id"],
+  ["managers", "manager_reviews", "manager_id"],
 ] as const;
 
 export type WriteCheck = {
@@ -265,9 +143,9 @@ export type WriteCheck = {
  * twice or was never sent, every company or manager a user added has a review, and every stored aggregate equals a
  * fresh aggregation over its reviews (demo subjects included).
  */
-export async function verifyWrites(database: TestDatabase, acknowledged: Set<string>, sent: Set<string>) {
+export async function verifyWrites(database: ThrowawayDatabase, acknowledged: Set<string>, sent: Set<string>) {
   const counts = new Map<string, number>();
-  for (const { reviews } of subjects) {
+  for (const [, reviews] of subjectTables) {
     const rows = await readDatabase(
       database,
       `select substr(review_text, 1, 43) as marker from ${reviews} where review_text like 'crashmarker%'`,
@@ -296,7 +174,7 @@ export async function verifyWrites(database: TestDatabase, acknowledged: Set<str
     }
     if (!sent.has(marker)) check.problems.push(`unknown marker in the database: ${marker}`);
   }
-  for (const { table, reviews, key, criteria, yes } of subjects) {
+  for (const [table, reviews, key] of subjectTables) {
     // Demo subjects may have no review yet (demo-data.server.ts); every one a user added came with its first.
     const orphans = await readDatabase(
       database,
@@ -305,26 +183,13 @@ export async function verifyWrites(database: TestDatabase, acknowledged: Set<str
     );
     check.orphans += orphans.length;
     for (const row of orphans) check.problems.push(`${table} ${String(row.id)} has no review`);
-
-    const columns = [
-      ["review_count", "count(r.id)"],
-      ...yes.map((name) => [`${name}_yes`, `coalesce(sum(r.${name}), 0)`]),
-      ...criteria.map((name) => [`sum_${name}`, `coalesce(sum(r.${name}), 0)`]),
-    ] as const;
-    const aggregates = await readDatabase(
-      database,
-      `select s.id, ${columns.map(([column, fresh], index) => `s.${column}, ${fresh} as fresh_${index}`).join(", ")}
-       from ${table} s left join ${reviews} r on r.${key} = s.id group by s.id`,
-    );
-    if (table === "companies") check.companies = aggregates.length;
-    else check.managers = aggregates.length;
-    for (const row of aggregates) {
-      const wrong = columns.filter(([column], index) => Number(row[column]) !== Number(row[`fresh_${index}`]));
-      if (wrong.length === 0) continue;
-      check.mismatches += 1;
-      const names = wrong.map(([column]) => column).join(", ");
-      check.problems.push(`${table} ${String(row.id)}: stored aggregates differ from its reviews in ${names}`);
-    }
+  }
+  const aggregates = await checkAggregates(database);
+  check.companies = aggregates.checked.companies;
+  check.managers = aggregates.checked.managers;
+  check.mismatches = aggregates.mismatches.length;
+  for (const { table, id, columns } of aggregates.mismatches) {
+    check.problems.push(`${table} ${id}: stored aggregates differ from its reviews in ${columns.join(", ")}`);
   }
   return check;
 }
@@ -542,15 +407,6 @@ type Page = { items: Array<{ id: number }> };
 export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
-
-/** Kills the server if it still runs, then removes its database. */
-export async function cleanUp(server: ServerProcess | undefined, database: TestDatabase): Promise<void> {
-  if (server && server.child.exitCode === null) {
-    server.child.kill("SIGKILL");
-    await server.exited;
-  }
-  await database.drop();
 }
 
 /** Prints problems grouped by kind (numbers masked), the 30 most frequent first. */

@@ -5,7 +5,7 @@ import type { Page } from "playwright-core";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import { everyPage, readDemoFacts } from "./support/demo-facts.ts";
-import { startServer } from "./support/server.ts";
+import { startServer } from "../support/server.ts";
 
 // The markup does not depend on the engine, so one engine is enough here.
 const server = await startServer("sqlite");

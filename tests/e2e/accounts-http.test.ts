@@ -4,7 +4,7 @@ import { accountMessages } from "#app/domain/accounts.server.ts";
 import { paths } from "#app/lib/paths.ts";
 import { alertText, newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
 import { linkIn, waitForMail } from "./support/outbox.ts";
-import { type RunningServer, startServer } from "./support/server.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
 
 // Accounts over plain HTTP, as a browser without JavaScript or an attacker's script sends them. Behind
 // TRUSTED_PROXIES=127.0.0.1 each simulated person has an address (X-Forwarded-For) and rate-limit buckets of its own.

@@ -14,7 +14,7 @@ import {
   unique,
 } from "./support/api.ts";
 import { newClientIp, sameOrigin, Visitor } from "./support/http.ts";
-import { type RunningServer, startServer } from "./support/server.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
 
 // Issue 5: every answer of the JSON API, in success and in error, held to the OpenAPI document the server
 // publishes at /api/v1/openapi.json (see support/openapi-contract.ts for the statuses that apply everywhere).

@@ -12,7 +12,7 @@ import {
   newManager,
   StoredData,
 } from "./support/api.ts";
-import { type RunningServer, startServer } from "./support/server.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
 
 // Issue 5: property-based fuzzing of every endpoint's input (query parameters, path ids, JSON bodies of every
 // write, methods). For every request: never a 5xx; every error is application/problem+json carrying its status;

@@ -6,7 +6,7 @@ import { paths } from "#app/lib/paths.ts";
 import { companyCriteria, companyCriteriaGroups } from "#app/lib/ratings.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import { type DemoFacts, readDemoFacts, unmatchedTerm } from "./support/demo-facts.ts";
-import { type Engine, type RunningServer, startServer } from "./support/server.ts";
+import { type Engine, type RunningServer, startServer } from "../support/server.ts";
 
 const monthFormat = new Intl.DateTimeFormat("en", { month: "long", timeZone: "UTC" });
 const monthNames = Array.from({ length: 12 }, (_, month) => monthFormat.format(Date.UTC(2000, month, 1)));

@@ -32,7 +32,7 @@ import {
 import { readDemoFacts } from "./support/demo-facts.ts";
 import { alertText, newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
 import { readOutbox, waitForMail } from "./support/outbox.ts";
-import { startServer } from "./support/server.ts";
+import { startServer } from "../support/server.ts";
 
 // Adding companies, managers and reviews, and the contact form, in Chromium. One server with the demo data; behind
 // TRUSTED_PROXIES=127.0.0.1 each simulated person sends an address of their own (X-Forwarded-For), so the limits

@@ -22,7 +22,7 @@ import {
 import { readDemoFacts } from "./support/demo-facts.ts";
 import { alertText, newClientIp, newEmail, Visitor } from "./support/http.ts";
 import { readOutbox, waitForMail } from "./support/outbox.ts";
-import { startServer } from "./support/server.ts";
+import { startServer } from "../support/server.ts";
 
 // The rules of adding companies, managers and reviews, and of the contact form, over plain HTTP: what a browser
 // without JavaScript sends, or a script that skips the page. Every rule the page checks, the server checks again.

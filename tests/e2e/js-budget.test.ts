@@ -5,7 +5,7 @@ import type { Response } from "playwright-core";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, waitForHydration } from "./support/browser.ts";
 import { readDemoFacts } from "./support/demo-facts.ts";
-import { startServer } from "./support/server.ts";
+import { startServer } from "../support/server.ts";
 
 /**
  * DESIGN.md section 7: the first load of a page ships at most 130 KB of gzipped JavaScript (1 KB = 1024 bytes).

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { ApiClient, companyReview } from "./support/api.ts";
 import { newClientIp, newEmail, Visitor } from "./support/http.ts";
-import { startServer } from "./support/server.ts";
+import { startServer } from "../support/server.ts";
 
 // Issue 7: rendered pages and API reads are kept for visitors without cookies (server/page-cache.ts). A kept page
 // must carry each request's own CSP nonce, never reach a signed-in visitor, and go stale at the next write.

@@ -15,7 +15,7 @@ import {
   type ReviewDraft,
 } from "../e2e/support/contribute.ts";
 import { newEmail, Visitor } from "../e2e/support/http.ts";
-import { type RunningServer, startServer } from "../e2e/support/server.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
 
 /**
  * Issue 6, items 5 and 6: IDOR and mass-assignment attempts are refused, and no public page, API answer or log line

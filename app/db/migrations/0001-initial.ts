@@ -1,10 +1,44 @@
 import { type CreateTableBuilder, type Kysely, sql } from "kysely";
-import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
-import { maxTagsPerReview } from "#app/lib/tags.ts";
 import { isPostgres, jsonArrayLength } from "../dialect.ts";
 
+// A migration is frozen: it spells out the columns and limits of its day, never the application's live lists (a
+// criterion added to app/lib/ratings.ts must come with a migration of its own, not change what this one creates).
 const maxReviewText = 5000;
 const minReviewText = 6;
+const maxTagsPerReview = 5;
+
+const companyCriteria = [
+  "reputation",
+  "opportunities",
+  "facilities",
+  "engagement",
+  "social",
+  "location",
+  "culture",
+  "leadership",
+  "balance",
+  "growth",
+  "stability",
+  "innovation",
+  "transparency",
+];
+const companyYesNo = ["again", "recommend", "has_oncall"];
+const companyYesCounts = ["again", "recommend"];
+const managerCriteria = [
+  "empathy",
+  "reputation",
+  "coaching",
+  "decision_making",
+  "trust",
+  "conflict_resolution",
+  "adaptability",
+  "advocacy",
+  "knowledge",
+  "transparency",
+  "time_management",
+  "vision",
+];
+const managerYesNo = ["recommended", "invested", "communication", "gives_credit", "again"];
 
 function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>) {
   return table.addColumn("id", "integer", (col) =>
@@ -75,8 +109,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_on", "text", (col) => col.notNull().check(isoDate("created_on")));
   companies = counter(companies, "review_count");
   for (const criterion of companyCriteria) companies = counter(companies, `sum_${criterion}`);
-  for (const question of companyYesNo.filter((q) => q !== "has_oncall"))
-    companies = counter(companies, `${question}_yes`);
+  for (const question of companyYesCounts) companies = counter(companies, `${question}_yes`);
   companies = companies.addColumn("latest_has_oncall", "integer", (col) =>
     col
       .notNull()

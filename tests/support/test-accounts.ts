@@ -2,13 +2,13 @@ import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
-import type { TestDatabase } from "#app/db/test-database.server.ts";
+import type { TestDatabase } from "#tests/support/test-database.ts";
 import { type Auth, createAuth } from "#app/lib/auth.server.ts";
-import { currentAccount, signIn, signUp, startTwoFactor, verifyTotp } from "./accounts.server.ts";
+import { currentAccount, signIn, signUp, startTwoFactor, verifyTotp } from "#app/domain/accounts.server.ts";
 
 /**
- * Accounts for integration tests, made through the real better-auth instance on the test database. Load
- * #app/lib/test-outbox.server.ts first (see there), so the mail that sign-up sends lands in a temporary outbox.
+ * Accounts for integration tests, made through the real better-auth instance on the test database. The
+ * mail that sign-up sends lands in the test file's private outbox (test-outbox.ts, loaded by the Vitest setup file).
  */
 
 export const testAuthSecret = "candor-integration-test-secret-0123456789";

@@ -9,8 +9,8 @@ import {
   type ManagerReviewInput,
   managerReviewSchema,
   managerSchema,
-} from "./contribution-input.server.ts";
-import { type Author, ContributionError, type ContributionFailure } from "./contributions.server.ts";
+} from "#app/domain/contribution-input.server.ts";
+import { type Author, ContributionError, type ContributionFailure } from "#app/domain/contributions.server.ts";
 
 /**
  * Valid contributions for tests, as a form sends them (strings) and as the schemas hand them to the domain.

@@ -5,7 +5,7 @@ import path from "node:path";
 /**
  * A private mail outbox for one test file. Load it before anything else, through vi.hoisted:
  *
- *   const outbox = await vi.hoisted(() => import("#app/lib/test-outbox.server.ts"));
+ *   const outbox = await vi.hoisted(() => import("#tests/support/test-outbox.ts"));
  *
  * env() parses the environment once and logger.server.ts calls it on import, so OUTBOX_DIR must be set before any
  * module that reads it is loaded; a plain import could be reordered after them.

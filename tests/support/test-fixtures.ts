@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
-import type { Database, NewCompany, NewCompanyReview, NewManager, NewManagerReview } from "./schema.ts";
+import type { Database, NewCompany, NewCompanyReview, NewManager, NewManagerReview } from "#app/db/schema.ts";
 
 /**
  * Hand-made rows for integration tests. Every review insert recomputes its subject's stored aggregates from all

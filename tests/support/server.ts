@@ -1,0 +1,275 @@
+// The one harness that starts the built server (`npm run build` first) on a throwaway database: used by the browser
+// and HTTP tests (tests/e2e), the reliability scripts and tests, and the benchmark.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import SQLite from "better-sqlite3";
+import pg from "pg";
+import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { testPostgresUrl } from "./postgres-url.ts";
+
+export type Engine = "sqlite" | "postgres";
+
+export const root = fileURLToPath(new URL("../..", import.meta.url));
+/** The PostgreSQL database in which every run creates its throwaway schema (TEST_DATABASE_URL). */
+export const postgresAdminUrl = testPostgresUrl();
+
+export const newSecret = () => randomBytes(32).toString("hex");
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const { port } = probe.address() as net.AddressInfo;
+  probe.close();
+  await once(probe, "close");
+  return port;
+}
+
+export async function adminQuery<T extends pg.QueryResultRow>(statement: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: postgresAdminUrl });
+  await client.connect();
+  try {
+    return await client.query<T>(statement, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database the server may write: a temporary directory (its SQLite file, its outbox) and, on PostgreSQL, a schema. */
+export type ThrowawayDatabase = {
+  engine: Engine;
+  url: string;
+  dir: string;
+  schema?: string;
+  drop: () => Promise<void>;
+};
+
+/** A temporary SQLite file, or a fresh schema of the PostgreSQL database (selected through search_path). */
+export async function createDatabase(engine: Engine, label: string): Promise<ThrowawayDatabase> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `candor-${label}-`));
+  const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
+  if (engine === "sqlite") {
+    return { engine, url: path.join(dir, "candor.sqlite"), dir, drop: async () => removeDir() };
+  }
+  const schema = `candor_${label.replace(/\W/g, "_")}_${process.pid}_${Date.now()}`;
+  try {
+    await adminQuery(`create schema ${schema}`);
+  } catch (error) {
+    removeDir();
+    throw error;
+  }
+  const url = new URL(postgresAdminUrl);
+  url.search = `?options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=${schema}`;
+  return {
+    engine,
+    url: url.href,
+    dir,
+    schema,
+    drop: async () => {
+      await adminQuery(`drop schema if exists ${schema} cascade`);
+      removeDir();
+    },
+  };
+}
+
+/** One run of `node server/main.ts` on a fixed port and database; `log` collects stdout and stderr. */
+export type ServerProcess = { child: ChildProcess; log: () => string; exited: Promise<number | null> };
+
+/**
+ * Production mode, demo data, warnings and errors only, mail into `<dir>/outbox`, links back to the server itself;
+ * `extraEnv` adds or replaces settings. `options.logFile` sends the server's output to a file instead of memory
+ * (a benchmark logs a line per request); `options.nodeArgs` go before the script (e.g. --cpu-prof).
+ */
+export function spawnServer(
+  database: Pick<ThrowawayDatabase, "url" | "dir">,
+  port: number,
+  extraEnv: Record<string, string> = {},
+  options: { logFile?: string; nodeArgs?: string[] } = {},
+): ServerProcess {
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATABASE_URL: database.url,
+    DEMO_DATA: "always",
+    LOG_LEVEL: "warn",
+    AUTH_SECRET: newSecret(),
+    OUTBOX_DIR: path.join(database.dir, "outbox"),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...extraEnv,
+  };
+  const { logFile, nodeArgs = [] } = options;
+  const logFd = logFile ? fs.openSync(logFile, "w") : undefined;
+  const child = spawn(process.execPath, [...nodeArgs, "server/main.ts"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", logFd ?? "pipe", logFd ?? "pipe"],
+  });
+  if (logFd !== undefined) fs.closeSync(logFd); // the child keeps its own copy
+  let text = "";
+  child.stdout?.on("data", (chunk) => (text += chunk));
+  child.stderr?.on("data", (chunk) => (text += chunk));
+  const exited = once(child, "exit").then(([code]) => code as number | null);
+  // Never leave a server behind if this process dies first.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  void exited.then(() => process.off("exit", killOnExit));
+  const log = logFile ? () => fs.readFileSync(logFile, "utf8") : () => text;
+  return { child, log, exited };
+}
+
+export async function waitForHealth(baseURL: string, server: ServerProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null)
+      throw new Error(`the server exited with ${server.child.exitCode}:\n${server.log()}`);
+    try {
+      const response = await fetch(`${baseURL}/healthz`);
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(50);
+  }
+  throw new Error(`the server did not become healthy within ${timeoutMs} ms:\n${server.log()}`);
+}
+
+/** Kills the server if it still runs, then removes its database. */
+export async function cleanUp(server: ServerProcess | undefined, database: ThrowawayDatabase): Promise<void> {
+  if (server && server.child.exitCode === null) {
+    server.child.kill("SIGKILL");
+    await server.exited;
+  }
+  await database.drop();
+}
+
+export type RunningServer = {
+  engine: Engine;
+  baseURL: string;
+  databaseUrl: string;
+  /** Where the mailer writes its .eml files (no SMTP_URL is set), for tests to read. */
+  outboxDir: string;
+  /** Sends SIGTERM, waits for the process to end, removes its database; resolves with the exit code. */
+  stop: () => Promise<number | null>;
+  /** What the server wrote to stdout and stderr (LOG_LEVEL=warn: warnings and errors only). */
+  output: () => string;
+};
+
+export type ServerOptions = {
+  /**
+   * Settings added to (or replacing) the defaults, e.g. TRUSTED_PROXIES, PUBLIC_URL, or DEMO_DATA=never for a
+   * faster start. PUBLIC_URL defaults to the server's own address, so links in mails lead back to it.
+   */
+  env?: Record<string, string>;
+};
+
+/** Starts the built server on a free port and a fresh database, with demo data unless told otherwise. */
+export async function startServer(engine: Engine, options: ServerOptions = {}): Promise<RunningServer> {
+  const database = await createDatabase(engine, "e2e");
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  const server = spawnServer(database, port, options.env);
+  try {
+    await waitForHealth(baseURL, server, 30_000);
+  } catch (error) {
+    await cleanUp(server, database);
+    throw error;
+  }
+  return {
+    engine,
+    baseURL,
+    databaseUrl: database.url,
+    outboxDir: path.join(database.dir, "outbox"),
+    output: server.log,
+    async stop() {
+      let code = server.child.exitCode;
+      if (code === null) {
+        server.child.kill("SIGTERM");
+        code = await server.exited;
+      }
+      await database.drop();
+      return code;
+    },
+  };
+}
+
+type Row = Record<string, unknown>;
+
+/** Runs a read-only query on the database the server wrote. */
+export async function readDatabase(database: Pick<ThrowawayDatabase, "engine" | "url">, query: string): Promise<Row[]> {
+  if (database.engine === "sqlite") {
+    const sqlite = new SQLite(database.url, { readonly: true, fileMustExist: true });
+    try {
+      return sqlite.prepare(query).all() as Row[];
+    } finally {
+      sqlite.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(query)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+// Companies and managers carry aggregates of their reviews (docs/data-model.md); has_oncall is not summed.
+const subjects = [
+  {
+    table: "companies",
+    reviews: "company_reviews",
+    key: "company_id",
+    criteria: companyCriteria,
+    yes: companyYesNo.filter((key) => key !== "has_oncall"),
+  },
+  { table: "managers", reviews: "manager_reviews", key: "manager_id", criteria: managerCriteria, yes: managerYesNo },
+] as const;
+
+export type SubjectTable = (typeof subjects)[number]["table"];
+
+/** A company or manager whose stored aggregates differ from a fresh aggregation of its reviews, and where. */
+export type AggregateMismatch = { table: SubjectTable; id: number; columns: string[] };
+
+/**
+ * Compares every stored aggregate (review count, yes counts, rating sums) with a fresh aggregation over the reviews:
+ * of every company and manager, or only of the ids `only` names for a table (a benchmark's dataset is too large to
+ * check whole). `checked` counts the rows compared per table.
+ */
+export async function checkAggregates(
+  database: Pick<ThrowawayDatabase, "engine" | "url">,
+  only?: Partial<Record<SubjectTable, number[]>>,
+): Promise<{ mismatches: AggregateMismatch[]; checked: Record<SubjectTable, number> }> {
+  const mismatches: AggregateMismatch[] = [];
+  const checked: Record<SubjectTable, number> = { companies: 0, managers: 0 };
+  for (const { table, reviews, key, criteria, yes } of subjects) {
+    const ids = only ? only[table] : undefined;
+    if (only && !ids?.length) continue;
+    const columns = [
+      ["review_count", "count(r.id)"],
+      ...yes.map((name) => [`${name}_yes`, `coalesce(sum(r.${name}), 0)`]),
+      ...criteria.map((name) => [`sum_${name}`, `coalesce(sum(r.${name}), 0)`]),
+    ] as const;
+    const rows = await readDatabase(
+      database,
+      `select s.id, ${columns.map(([column, fresh], index) => `s.${column}, ${fresh} as fresh_${index}`).join(", ")}
+       from ${table} s left join ${reviews} r on r.${key} = s.id
+       ${ids ? `where s.id in (${ids.map(Number).join(",")})` : ""} group by s.id`,
+    );
+    checked[table] = rows.length;
+    for (const row of rows) {
+      const wrong = columns.filter(([column], index) => Number(row[column]) !== Number(row[`fresh_${index}`]));
+      if (wrong.length > 0) mismatches.push({ table, id: Number(row.id), columns: wrong.map(([column]) => column) });
+    }
+  }
+  return { mismatches, checked };
+}
