@@ -6,6 +6,8 @@ import {
   managerReviewSchema as managerReviewFields,
   managerSchema as managerFields,
 } from "./contribution-input.server.ts";
+import { maxSearchTermLength, maxSuggestionTermLength } from "#app/lib/limits.ts";
+import { idPattern, maxId } from "#app/lib/params.ts";
 
 // API bodies are strict: a field the API does not know (a user id, a review count) is a 400, not silently dropped.
 // The HTML forms read only the fields they know, so they share the same rules without this.
@@ -29,7 +31,7 @@ export const searchQuerySchema = z.object({
     .string({ error: "required: part of the name" })
     .trim()
     .min(1, "required: part of the name")
-    .max(100)
+    .max(maxSearchTermLength)
     .refine(...noNul),
   after: z.string().max(1000).optional(),
 });
@@ -37,7 +39,7 @@ export const searchQuerySchema = z.object({
 export const suggestionQuerySchema = z.object({
   q: z
     .string()
-    .max(200, "at most 200 characters")
+    .max(maxSuggestionTermLength, `at most ${maxSuggestionTermLength} characters`)
     .refine(...noNul)
     .optional(),
 });
@@ -47,24 +49,15 @@ export const reviewPageQuerySchema = z.object({ before: z.string().max(1000).opt
 
 /** A positive id: a number, or its decimal digits as text (not "0x10", "1e3" or " 1"). */
 export const idParamSchema = z
-  .union(
-    [
-      z.number(),
-      z
-        .string()
-        .regex(/^[1-9]\d{0,9}$/, "must be a positive whole number")
-        .transform(Number),
-    ],
-    {
-      error: "must be a positive whole number",
-    },
-  )
+  .union([z.number(), z.string().regex(idPattern, "must be a positive whole number").transform(Number)], {
+    error: "must be a positive whole number",
+  })
   .pipe(
     z
       .number()
       .int("must be a positive whole number")
       .min(1, "must be a positive whole number")
-      .max(2_147_483_647, "is too large"),
+      .max(maxId, "is too large"),
   );
 
 /** A path id, or a ZodError naming the parameter (answered as 400 with that field). */

@@ -15,6 +15,7 @@ import {
   reviewsPageSize,
   scoreFromSums,
 } from "./reviews.server.ts";
+import { maxId } from "#app/lib/params.ts";
 
 export const searchPageSize = 20;
 
@@ -24,7 +25,7 @@ export function decodeNameCursor(cursor: string | null | undefined): [string, nu
   if (key?.length !== 2) return undefined;
   const [name, id] = key;
   // PostgreSQL refuses NaN, fractions and numbers past its integer range, which would turn a bad link into a 500.
-  if (typeof name !== "string" || !Number.isInteger(id) || Number(id) < 0 || Number(id) > 2_147_483_647) {
+  if (typeof name !== "string" || !Number.isInteger(id) || Number(id) < 0 || Number(id) > maxId) {
     return undefined;
   }
   return [name, Number(id)];

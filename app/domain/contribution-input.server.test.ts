@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { guidelineMessages } from "#app/lib/guidelines.ts";
+import { fieldLengths } from "#app/lib/limits.ts";
 import { contributionMessages as m } from "#app/lib/messages.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
@@ -221,5 +222,27 @@ describe("hasNullValues", () => {
     expect(hasNullValues(null)).toBe(true);
     expect(hasNullValues(companyForm())).toBe(false);
     expect(hasNullValues("text")).toBe(false);
+  });
+});
+
+describe("text field lengths", () => {
+  const fields = [
+    ...(["name", "state", "city", "industry"] as const).map((key) => ({
+      key,
+      schema: companySchema,
+      form: companyForm,
+    })),
+    ...(["first_name", "last_name", "title", "city", "state", "department"] as const).map((key) => ({
+      key,
+      schema: managerSchema,
+      form: managerForm,
+    })),
+  ];
+
+  it.each(fields)("takes $key up to the length limits.ts gives it, and no longer", ({ key, schema, form }) => {
+    const longest = "x".repeat(fieldLengths[key]);
+
+    expect(problems(schema, form({ [key]: longest }), key)).toEqual([]);
+    expect(problems(schema, form({ [key]: `${longest}x` }), key)).toEqual([m.tooLong]);
   });
 });

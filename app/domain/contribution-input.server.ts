@@ -3,7 +3,8 @@ import { isCountryCode } from "#app/lib/countries.server.ts";
 import { guidelineViolation } from "#app/lib/guidelines.ts";
 import { contributionMessages as m } from "#app/lib/messages.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
-import { companyTags, managerTags, maxTagsPerReview } from "#app/lib/tags.ts";
+import { fieldLengths, maxTagsPerReview, reviewTextLength } from "#app/lib/limits.ts";
+import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { normalizeLinkedInAddress, normalizeWebAddress } from "#app/lib/urls.ts";
 
 /**
@@ -24,13 +25,13 @@ const yesNo = z
 const reviewText = z
   .string({ error: m.textTooShort })
   .trim()
-  .min(6, m.textTooShort)
-  .max(5000, m.textTooLong)
+  .min(reviewTextLength.min, m.textTooShort)
+  .max(reviewTextLength.max, m.textTooLong)
   // Line breaks and tabs are text; other control characters (NUL, which PostgreSQL refuses) are not.
   .refine((text) => !/[^\P{Cc}\n\r\t]/u.test(text), m.controlCharacters)
   .superRefine((text, context) => {
     // An over-long text is refused already; checking it word by word would only cost time.
-    if (text.length > 5000) return;
+    if (text.length > reviewTextLength.max) return;
     const violation = guidelineViolation(text);
     if (violation) context.addIssue({ code: "custom", message: violation });
   });
@@ -117,24 +118,27 @@ const country = z
 
 /** Spec: every company field is required; website and review-site addresses are normalised. */
 export const companySchema = z.object({
-  name: line(200),
+  name: line(fieldLengths.name),
   country,
-  state: line(100),
-  city: line(100),
+  state: line(fieldLengths.state),
+  city: line(fieldLengths.city),
   website: webAddress(normalizeWebAddress, m.website),
   glassdoor_url: webAddress(normalizeWebAddress, m.website),
-  industry: line(100),
+  industry: line(fieldLengths.industry),
 });
 export type CompanyInput = z.infer<typeof companySchema>;
 
 export const managerSchema = z.object({
-  first_name: line(100),
-  last_name: line(100),
-  title: line(100),
-  city: line(100),
-  state: line(100),
+  first_name: line(fieldLengths.first_name),
+  last_name: line(fieldLengths.last_name),
+  title: line(fieldLengths.title),
+  city: line(fieldLengths.city),
+  state: line(fieldLengths.state),
   linkedin_url: webAddress(normalizeLinkedInAddress, m.linkedin),
-  department: z.preprocess((value) => (value === "" || value === null ? undefined : value), line(100).optional()),
+  department: z.preprocess(
+    (value) => (value === "" || value === null ? undefined : value),
+    line(fieldLengths.department).optional(),
+  ),
   /** Spec: only managers with direct reports can be added. */
   direct_reports: yesNo.refine((answer) => answer === 1, m.directReports),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { env } from "#app/lib/env.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
 import { contributionMessages as m } from "#app/lib/messages.ts";
+import { feedbackLengths } from "#app/lib/limits.ts";
 
 export const feedbackMessages = {
   sent: "Your message has been sent!",
@@ -16,18 +17,18 @@ export const feedbackSchema = z.object({
   email: z
     .string()
     .trim()
-    .max(254)
+    .max(feedbackLengths.email)
     .transform((value) => value || undefined)
     .pipe(z.email(feedbackMessages.emailInvalid).optional()),
   subject: z
     .string()
     .trim()
     .min(1, feedbackMessages.subjectRequired)
-    .max(200, m.tooLong)
+    .max(feedbackLengths.subject, m.tooLong)
     // A subject becomes a mail header: no line breaks, so nothing can be injected after it.
     .refine((value) => !/[\r\n]/.test(value), m.singleLine),
-  message: z.string().trim().min(1, feedbackMessages.messageRequired).max(5000, m.textTooLong),
-  comment: z.string().trim().max(2000, m.tooLong).default(""),
+  message: z.string().trim().min(1, feedbackMessages.messageRequired).max(feedbackLengths.message, m.textTooLong),
+  comment: z.string().trim().max(feedbackLengths.comment, m.tooLong).default(""),
 });
 export type Feedback = z.infer<typeof feedbackSchema>;
 

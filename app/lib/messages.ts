@@ -1,3 +1,5 @@
+import { maxTagsPerReview, reviewTextLength } from "./limits.ts";
+
 /**
  * The spec's user-facing texts (sections 2 and 8), each written once so a grep finds it and tests can import it.
  */
@@ -30,10 +32,10 @@ export const messages = {
 export const contributionMessages = {
   rateEvery: "Choose a rating from 1 (Awful) to 5 (Awesome).",
   answer: "Answer Yes or No.",
-  chooseTags: "Choose at least one tag and at most 5.",
+  chooseTags: `Choose at least one tag and at most ${maxTagsPerReview}.`,
   unknownTag: "Choose tags from the list.",
-  textTooShort: "Write more than 5 characters.",
-  textTooLong: "Write at most 5000 characters.",
+  textTooShort: `Write more than ${reviewTextLength.min - 1} characters.`,
+  textTooLong: `Write at most ${reviewTextLength.max} characters.`,
   required: "Fill in this field.",
   tooLong: "This is too long.",
   singleLine: "Keep this on one line.",

@@ -2,8 +2,6 @@
  * The fixed tag lists (spec section 3: 40 company tags, 24 manager tags; the spec names Toxic, Micromanager,
  * Remote Friendly and Burn Out). Stored in reviews as these exact strings.
  */
-export const maxTagsPerReview = 5;
-
 export const companyTags = [
   "Remote Friendly",
   "Hybrid",

@@ -3,9 +3,11 @@
  * without an http(s):// prefix gets one. Only http and https are accepted: javascript:, data: and the like are
  * refused, as are addresses with credentials or without a real host name.
  */
+import { maxWebAddressLength } from "./limits.ts";
+
 export function normalizeWebAddress(input: string): string | undefined {
   const trimmed = input.trim();
-  if (!trimmed || trimmed.length > 500 || /\s/.test(trimmed)) return undefined;
+  if (!trimmed || trimmed.length > maxWebAddressLength || /\s/.test(trimmed)) return undefined;
   const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(trimmed);
   if (hasScheme && !/^https?:\/\//i.test(trimmed)) return undefined;
   const candidate = hasScheme ? trimmed : `https://${trimmed}`;

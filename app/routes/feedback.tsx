@@ -6,6 +6,7 @@ import { clientContext } from "#app/lib/client.server.ts";
 import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { feedbackLengths } from "#app/lib/limits.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -64,7 +65,7 @@ export default function FeedbackPage({ actionData }: Route.ComponentProps) {
           label="Subject"
           name="subject"
           required
-          maxLength={200}
+          maxLength={feedbackLengths.subject}
           defaultValue={value("subject")}
           error={failure?.fieldErrors?.subject}
         />
@@ -75,7 +76,7 @@ export default function FeedbackPage({ actionData }: Route.ComponentProps) {
             name="message"
             rows={6}
             required
-            maxLength={5000}
+            maxLength={feedbackLengths.message}
             defaultValue={value("message")}
             aria-invalid={failure?.fieldErrors?.message ? true : undefined}
           />
@@ -83,7 +84,13 @@ export default function FeedbackPage({ actionData }: Route.ComponentProps) {
         </div>
         <div className="field">
           <label htmlFor="comment">Comment (optional)</label>
-          <textarea id="comment" name="comment" rows={3} maxLength={2000} defaultValue={value("comment")} />
+          <textarea
+            id="comment"
+            name="comment"
+            rows={3}
+            maxLength={feedbackLengths.comment}
+            defaultValue={value("comment")}
+          />
         </div>
         <div className="honeypot" aria-hidden="true">
           <label htmlFor={honeypot}>Leave this empty</label>

@@ -28,6 +28,7 @@ import { paths } from "#app/lib/paths.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
 import { requireAccount, setToast } from "#app/lib/session.server.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { maxSearchTermLength } from "#app/lib/limits.ts";
 
 const companyPrefix = "company_";
 
@@ -126,7 +127,7 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
             type="search"
             defaultValue={loaderData.companyQuery}
             minLength={loaderData.minLength}
-            maxLength={200}
+            maxLength={maxSearchTermLength}
           />
           <button type="submit" className="button button-secondary">
             Find

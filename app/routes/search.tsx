@@ -13,6 +13,7 @@ import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { useSignedIn } from "#app/lib/use-signed-in.ts";
+import { maxSearchTermLength } from "#app/lib/limits.ts";
 
 export function loader({ request }: Route.LoaderArgs) {
   const url = new URL(request.url);
@@ -178,7 +179,7 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
                   : "Choose a country first"
               }
               autoComplete="off"
-              maxLength={100}
+              maxLength={maxSearchTermLength}
               disabled={hydrated && !chosenCountry}
               onChange={(event) =>
                 chosenCountry === country && country ? searchAsYouType(event.currentTarget.value) : submitSoon(250)

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
+import { fieldLengths } from "#app/lib/limits.ts";
 import { paths } from "#app/lib/paths.ts";
 
 export type CountryOption = { code: string; name: string };
@@ -71,10 +72,13 @@ export function TextField({
   error,
   type = "text",
   hint,
+  maxLength,
   onChange,
 }: {
   name: string;
   label: string;
+  /** From app/lib/limits.ts, the same limit the schema enforces. */
+  maxLength: number;
   value?: string | undefined;
   error?: string | undefined;
   type?: string;
@@ -95,7 +99,7 @@ export function TextField({
         name={name}
         type={type}
         required
-        maxLength={type === "url" ? 500 : 200}
+        maxLength={maxLength}
         defaultValue={value}
         aria-invalid={error ? true : undefined}
         aria-describedby={described || undefined}
@@ -137,6 +141,7 @@ export function CompanyFields({
         label="Company name"
         value={value("name")}
         error={error("name")}
+        maxLength={fieldLengths.name}
         onChange={setTyped}
       />
       <SimilarCompanies typed={typed} onChoose={onChooseExisting} />
@@ -160,14 +165,27 @@ export function CompanyFields({
         </select>
         {error("country") ? <p className="field-error">{error("country")}</p> : null}
       </div>
-      <TextField name={`${prefix}state`} label="State or region" value={value("state")} error={error("state")} />
-      <TextField name={`${prefix}city`} label="City" value={value("city")} error={error("city")} />
+      <TextField
+        name={`${prefix}state`}
+        label="State or region"
+        value={value("state")}
+        error={error("state")}
+        maxLength={fieldLengths.state}
+      />
+      <TextField
+        name={`${prefix}city`}
+        label="City"
+        value={value("city")}
+        error={error("city")}
+        maxLength={fieldLengths.city}
+      />
       <TextField
         name={`${prefix}website`}
         label="Website"
         hint="For example acme.com"
         value={value("website")}
         error={error("website")}
+        maxLength={fieldLengths.website}
       />
       <TextField
         name={`${prefix}glassdoor_url`}
@@ -175,8 +193,15 @@ export function CompanyFields({
         hint="Where else people review this company, for example its Glassdoor page"
         value={value("glassdoor_url")}
         error={error("glassdoor_url")}
+        maxLength={fieldLengths.glassdoor_url}
       />
-      <TextField name={`${prefix}industry`} label="Industry" value={value("industry")} error={error("industry")} />
+      <TextField
+        name={`${prefix}industry`}
+        label="Industry"
+        value={value("industry")}
+        error={error("industry")}
+        maxLength={fieldLengths.industry}
+      />
     </>
   );
 }

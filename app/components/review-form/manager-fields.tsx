@@ -1,5 +1,6 @@
 import { YesNoCards } from "./choice-fields.tsx";
 import { TextField } from "./company-fields.tsx";
+import { fieldLengths } from "#app/lib/limits.ts";
 
 /** The manager fields of spec section 3; the department only when adding a manager on their own. */
 export function ManagerFields({
@@ -17,24 +18,54 @@ export function ManagerFields({
   };
   return (
     <>
-      <TextField name="first_name" label="First name" value={value("first_name")} error={errors?.first_name} />
-      <TextField name="last_name" label="Last name" value={value("last_name")} error={errors?.last_name} />
-      <TextField name="title" label="Job title" value={value("title")} error={errors?.title} />
+      <TextField
+        name="first_name"
+        label="First name"
+        value={value("first_name")}
+        error={errors?.first_name}
+        maxLength={fieldLengths.first_name}
+      />
+      <TextField
+        name="last_name"
+        label="Last name"
+        value={value("last_name")}
+        error={errors?.last_name}
+        maxLength={fieldLengths.last_name}
+      />
+      <TextField
+        name="title"
+        label="Job title"
+        value={value("title")}
+        error={errors?.title}
+        maxLength={fieldLengths.title}
+      />
       {withDepartment ? (
         <div className={errors?.department ? "field invalid" : "field"}>
           <label htmlFor="department">Department (optional)</label>
-          <input id="department" name="department" maxLength={100} defaultValue={value("department")} />
+          <input
+            id="department"
+            name="department"
+            maxLength={fieldLengths.department}
+            defaultValue={value("department")}
+          />
           {errors?.department ? <p className="field-error">{errors.department}</p> : null}
         </div>
       ) : null}
-      <TextField name="city" label="City" value={value("city")} error={errors?.city} />
-      <TextField name="state" label="State or region" value={value("state")} error={errors?.state} />
+      <TextField name="city" label="City" value={value("city")} error={errors?.city} maxLength={fieldLengths.city} />
+      <TextField
+        name="state"
+        label="State or region"
+        value={value("state")}
+        error={errors?.state}
+        maxLength={fieldLengths.state}
+      />
       <TextField
         name="linkedin_url"
         label="LinkedIn profile"
         hint="For example linkedin.com/in/jane-doe"
         value={value("linkedin_url")}
         error={errors?.linkedin_url}
+        maxLength={fieldLengths.linkedin_url}
       />
       <YesNoCards
         name="direct_reports"

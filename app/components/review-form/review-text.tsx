@@ -1,9 +1,8 @@
 import { useState } from "react";
 import { guidelineViolation } from "#app/lib/guidelines.ts";
+import { reviewTextLength } from "#app/lib/limits.ts";
 
-export const maxReviewLength = 5000;
-
-/** The review text with the number of characters left (spec: at most 5000). */
+/** The review text with the number of characters left. */
 export function ReviewText({
   label,
   defaultValue = "",
@@ -26,7 +25,7 @@ export function ReviewText({
         id="review_text"
         name="review_text"
         rows={8}
-        maxLength={maxReviewLength}
+        maxLength={reviewTextLength.max}
         minLength={6}
         required
         defaultValue={defaultValue}
@@ -38,7 +37,7 @@ export function ReviewText({
         }}
       />
       <p id="review_text-count" className="hint counter" aria-live="polite">
-        {(maxReviewLength - length).toLocaleString("en")} characters left
+        {(reviewTextLength.max - length).toLocaleString("en")} characters left
       </p>
       {error ? (
         <p id="review_text-error" className="field-error">

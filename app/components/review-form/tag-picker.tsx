@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { maxTagsPerReview } from "#app/lib/tags.ts";
+import { maxTagsPerReview } from "#app/lib/limits.ts";
 
 /** Up to 5 tags from a fixed list; choosing a tag again deselects it. */
 export function TagPicker({

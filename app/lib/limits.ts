@@ -1,0 +1,36 @@
+/**
+ * Every length and count limit on what people type, in one place: the zod schemas enforce them, the inputs carry
+ * them as maxLength, the counters count down from them and the messages state them. Client-safe (no server import).
+ */
+
+/** A review's text, in characters after trimming. */
+export const reviewTextLength = { min: 6, max: 5000 } as const;
+
+/** Tags per review: at least one, at most this many. */
+export const maxTagsPerReview = 5;
+
+/** A web address a person types (website, review-site page, LinkedIn profile), before normalising. */
+export const maxWebAddressLength = 500;
+
+/** The longest value of each text field of a company or manager. */
+export const fieldLengths = {
+  name: 200,
+  state: 100,
+  city: 100,
+  industry: 100,
+  first_name: 100,
+  last_name: 100,
+  title: 100,
+  department: 100,
+  website: maxWebAddressLength,
+  glassdoor_url: maxWebAddressLength,
+  linkedin_url: maxWebAddressLength,
+} as const;
+
+/** A search term: the name search of the search page and the API (`q`), and the company finders. */
+export const maxSearchTermLength = 100;
+/** The company-name suggestions while a name is typed. */
+export const maxSuggestionTermLength = 200;
+
+/** The feedback form. */
+export const feedbackLengths = { email: 254, subject: 200, message: 5000, comment: 2000 } as const;
