@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
-import { whereRequired } from "./eslint/where-required.js";
+import { whereRequired } from "./eslint/where-required.ts";
 
 export default tseslint.config(
   { ignores: ["build/", "data/", ".react-router/", "node_modules/", "bench/results/"] },

@@ -37,7 +37,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light" />
         {/* With a precedence, React writes the stylesheet ahead of the scripts' modulepreload links, so the
-            only render-blocking file is requested first (DESIGN.md section 7: Lighthouse mobile). */}
+            only render-blocking file is requested first (docs/performance.md: Lighthouse mobile). */}
         <link rel="stylesheet" href={stylesheet} precedence="default" />
         <Meta />
         <Links />

@@ -1,6 +1,6 @@
 /**
  * Lighthouse on mobile (its default form factor: Moto G Power screen, simulated slow 4G and 4x CPU slowdown) for
- * the search, company and manager pages: the four category scores per page (DESIGN.md section 7 wants
+ * the search, company and manager pages: the four category scores per page (docs/performance.md wants
  * performance >= 95 and 100 for the rest).
  *
  *   node bench/lighthouse.ts                      starts the built server on a throwaway demo-data SQLite database

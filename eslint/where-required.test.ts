@@ -1,12 +1,11 @@
 import { RuleTester } from "eslint";
 import { builtinRules } from "eslint/use-at-your-own-risk";
-import { afterAll, describe, it } from "vitest";
-import { whereRequired } from "./where-required.js";
+import { describe, it } from "vitest";
+import { whereRequired } from "./where-required.ts";
 
 RuleTester.describe = describe;
 RuleTester.it = it;
 RuleTester.itOnly = it.only;
-RuleTester.afterAll = afterAll;
 
 const rule = builtinRules.get("no-restricted-syntax")!;
 const tester = new RuleTester({ languageOptions: { ecmaVersion: 2024, sourceType: "module" } });

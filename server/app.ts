@@ -108,7 +108,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   app.use((req, res, next) => {
     const started = performance.now();
     res.on("finish", () => {
-      // Method, path and status only: no IP, no cookie, no body (DESIGN.md section 4).
+      // Method, path and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored).
       logger.info(
         {
           requestId: res.locals.requestId,

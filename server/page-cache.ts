@@ -5,7 +5,7 @@ import { consumeApi, RateLimitedError } from "#app/lib/rate-limit.server.ts";
 
 /**
  * Rendered public pages and API reads for visitors without cookies or credentials, kept in memory so the next
- * visitor gets them without a render or a query (DESIGN.md section 7). A page is kept only while no contribution
+ * visitor gets them without a render or a query (docs/architecture.md, the page cache). A page is kept only while no contribution
  * has been committed since its request began (app/lib/data-version.server.ts), and at most `ttlMs`, so writes
  * made by another process show within that time. A cached page gets the current request's CSP nonce.
  */

@@ -5,7 +5,7 @@ type Sums<K extends string> = { [P in K as `sum_${P}`]: Generated<number> };
 type YesCounts<K extends string> = { [P in K as `${P}_yes`]: Generated<number> };
 
 /**
- * Companies carry their precomputed aggregates (DESIGN.md section 6): pages never aggregate over reviews.
+ * Companies carry their precomputed aggregates (docs/data-model.md): pages never aggregate over reviews.
  */
 export type CompaniesTable = {
   id: Generated<number>;
@@ -30,7 +30,7 @@ export type CompaniesTable = {
 } & Sums<CompanyCriterion> &
   YesCounts<Exclude<CompanyYesNo, "has_oncall">>;
 
-/** No user id, e-mail, IP or session here, ever (DESIGN.md section 4). */
+/** No user id, e-mail, IP or session here, ever (docs/data-model.md, what is never stored). */
 export type CompanyReviewsTable = {
   id: string;
   company_id: number;

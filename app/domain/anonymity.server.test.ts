@@ -17,7 +17,7 @@ import { createTestAuth, signUpAccount, testAuthSecret } from "#tests/support/te
 import { company, companyReview, manager, managerReview } from "#tests/support/test-contributions.ts";
 
 /**
- * DESIGN.md section 4: after known users post reviews, nothing in the database links a review to its author.
+ * docs/data-model.md, what is never stored: after known users post reviews, nothing in the database links a review to its author.
  * The test reads every table of the database, as an operator with full access could.
  */
 

@@ -44,7 +44,7 @@ const companySearchColumns = ["id", "name", "city", "review_count", "folded_name
 export type CompanySearchResult = { id: number; name: string; city: string; reviewCount: number; isDemo: boolean };
 
 /**
- * Companies of one country whose folded name contains the folded term, by name (spec section 5), keyset-paginated.
+ * Companies of one country whose folded name contains the folded term, by name, keyset-paginated.
  */
 export async function searchCompanies(
   db: Kysely<Database>,

@@ -17,7 +17,7 @@ import type {
 /**
  * Adding companies, managers and reviews. Every write is one transaction: a company with its first review, a
  * manager with its company link and first review, a review with its subject's aggregates. A failure at any step
- * leaves nothing behind. Nothing here stores who wrote a review (DESIGN.md section 4).
+ * leaves nothing behind. Nothing here stores who wrote a review (docs/data-model.md, what is never stored).
  */
 
 export type ContributionFailure = "company-not-found" | "manager-not-found" | "company-exists" | "already-reviewed";
@@ -226,7 +226,7 @@ export const suggestionMinLength = 5;
 export const suggestionLimit = 10;
 
 /**
- * Spec section 5: companies whose name contains what was typed, or is contained in it (possible duplicates of
+ * Companies whose name contains what was typed, or is contained in it (possible duplicates of
  * the company being added), by name, at most 10; nothing under 5 characters.
  */
 export async function companySuggestions(db: Kysely<Database>, typed: string): Promise<CompanySuggestion[]> {

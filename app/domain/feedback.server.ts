@@ -12,7 +12,7 @@ export const feedbackMessages = {
   emailInvalid: "Enter a valid e-mail address, or leave it empty.",
 } as const;
 
-/** Spec section 2: an e-mail address (optional, for a reply), a subject and a message (both required), a comment. */
+/** An e-mail address (optional, for a reply), a subject and a message (both required), a comment. */
 export const feedbackSchema = z.object({
   email: z
     .string()

@@ -2,7 +2,7 @@ import { dictionary } from "@zxcvbn-ts/language-common";
 import { z } from "zod";
 
 export const minPasswordLength = 8;
-/** At least 64 must be allowed (DESIGN.md section 5); longer adds nothing but hashing work. */
+/** At least 64 must be allowed (OWASP ASVS level 2); longer adds nothing but hashing work. */
 export const maxPasswordLength = 128;
 
 const common = new Set((dictionary["passwords-common"] as string[]).map((password) => password.toLowerCase()));

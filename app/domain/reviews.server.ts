@@ -14,7 +14,7 @@ import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
 
 export const reviewsPageSize = 10;
 
-/** What a review card shows. The date is the month only (DESIGN.md section 4). */
+/** What a review card shows. The date is the month only (docs/data-model.md, what is never stored). */
 export type CompanyReviewCard = {
   id: string;
   month: string;
@@ -78,7 +78,7 @@ export function managerReviewCard(row: ManagerReview): ManagerReviewCard {
 
 /**
  * Keyset position of a review list: the id of the last review shown, whose (created_on, id) the next page looks
- * up. Not the day itself: the cursor sits in a public link, and pages show a review's month only (DESIGN.md 4).
+ * up. Not the day itself: the cursor sits in a public link, and pages show a review's month only (docs/data-model.md).
  */
 export function reviewCursor(row: { id: string }): string {
   return encodeCursor([row.id]);
@@ -100,7 +100,7 @@ export function averagesFromSums<K extends string>(
   ) as Record<K, number | null>;
 }
 
-/** Spec section 3: the mean of all the rating fields of all reviews, floored; 0 without reviews. */
+/** The mean of all the rating fields of all reviews, floored; 0 without reviews. */
 export function scoreFromSums(row: Record<string, unknown>, keys: readonly string[], reviewCount: number): number {
   if (reviewCount === 0) return 0;
   const total = keys.reduce((sum, key) => sum + Number(row[`sum_${key}`]), 0);

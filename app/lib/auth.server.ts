@@ -10,8 +10,8 @@ import { sendMail } from "./mail.server.ts";
 import { messages } from "./messages.ts";
 
 /**
- * OWASP's argon2id parameters: 19 MiB of memory, 2 iterations, 1 lane (DESIGN.md section 5). The algorithm is the
- * library's const enum value Algorithm.Argon2id, which erasable TypeScript cannot import.
+ * OWASP's argon2id parameters (Password Storage Cheat Sheet): 19 MiB of memory, 2 iterations, 1 lane. The
+ * algorithm is the library's const enum value Algorithm.Argon2id, which erasable TypeScript cannot import.
  */
 const argon2id = 2;
 const argon2Options = { algorithm: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -102,7 +102,7 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
     databaseHooks: {
       session: {
         create: {
-          // Never keep where or with what a session was opened (DESIGN.md section 4).
+          // Never keep where or with what a session was opened (docs/data-model.md, what is never stored).
           before: async (session: Record<string, unknown>) => ({
             data: { ...session, ipAddress: null, userAgent: null },
           }),

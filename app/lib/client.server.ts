@@ -3,7 +3,7 @@ import { createContext } from "react-router";
 
 /**
  * Who is asking, as far as abuse control needs to know: a keyed hash of the client IP. The IP itself never
- * reaches app code, logs or the database (DESIGN.md section 4).
+ * reaches app code, logs or the database (docs/data-model.md, what is never stored).
  */
 export type Client = { ipKey: string };
 

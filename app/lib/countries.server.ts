@@ -41,7 +41,7 @@ export type Country = { code: string; name: string };
 
 const collator = new Intl.Collator("en");
 
-/** "United States" first, then alphabetical (spec section 2). */
+/** "United States" first, then alphabetical. */
 export const countryList: readonly Country[] = (() => {
   const all = Object.entries(countries.getNames("en", { select: "official" }))
     .filter(([code]) => !territories.has(code))

@@ -1,5 +1,5 @@
 /**
- * Case- and accent-folded text for search (DESIGN.md section 6): "München" and "munchen" fold alike.
+ * Case- and accent-folded text for search (docs/data-model.md): "München" and "munchen" fold alike.
  * Computed in TypeScript at write time and for every search term, so both engines compare plain text.
  */
 export function fold(text: string): string {

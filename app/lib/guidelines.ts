@@ -1,5 +1,5 @@
 /**
- * The posting guidelines a machine can check (spec section 5: no personal information, no links). Each refusal
+ * The posting guidelines a machine can check (no personal information, no links). Each refusal
  * names the rule broken. Shared by the server, which enforces them, and the browser, which warns while typing.
  * Every check works word by word with simple patterns, so its time grows linearly with the text.
  */

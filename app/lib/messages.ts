@@ -28,7 +28,7 @@ export const messages = {
   demoData: "Demo data",
 } as const;
 
-/** Adding companies, managers and reviews (spec sections 5 and 8). */
+/** Adding companies, managers and reviews. */
 export const contributionMessages = {
   rateEvery: "Choose a rating from 1 (Awful) to 5 (Awesome).",
   answer: "Answer Yes or No.",
@@ -57,7 +57,7 @@ export const contributionMessages = {
   network: "Check your network connection",
 } as const;
 
-/** Toasts after a redirect (spec sections 2 and 8), shown for 3 seconds. */
+/** Toasts after a redirect, shown for 3 seconds. */
 export const toastTexts = {
   "signed-in": "You are signed in",
   "signed-out": "You are signed out",

@@ -1,4 +1,4 @@
-/** Every URL of the site is built here (STYLE.md: no string concatenation scattered through components). */
+/** Every URL of the site is built here, so no component assembles a link by hand. */
 
 export type SearchKind = "company" | "manager";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { averageScore, nestedBarPercent, overviewBarPercent } from "./ratings.ts";
 
 describe("averageScore", () => {
-  it("floors the mean of the rating fields (spec section 3)", () => {
+  it("floors the mean of the rating fields", () => {
     expect(averageScore([5, 4, 4])).toBe(4);
     expect(averageScore([1, 2])).toBe(1);
   });

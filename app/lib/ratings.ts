@@ -106,7 +106,7 @@ export const managerCriteriaGroups: ReadonlyArray<{ title: string; criteria: rea
   { title: "Craft", criteria: ["coaching", "knowledge", "adaptability", "time_management"] },
 ];
 
-/** Spec section 3: the mean of the rating fields, floored to a whole number (0 when there is nothing to average). */
+/** The mean of the rating fields, floored to a whole number (0 when there is nothing to average). */
 export function averageScore(values: readonly number[]): number {
   if (values.length === 0) return 0;
   const mean = values.reduce((sum, value) => sum + value, 0) / values.length;

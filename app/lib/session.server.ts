@@ -26,7 +26,7 @@ export function requireAccount(context: Readonly<RouterContextProvider>, request
   throw redirect(paths.signIn(`${url.pathname}${url.search}`));
 }
 
-/** Guard for sign-in and sign-up: a signed-in user is sent to the home page (spec section 4). */
+/** Guard for sign-in and sign-up: a signed-in user is sent to the home page. */
 export function requireAnonymous(context: Readonly<RouterContextProvider>): void {
   if (context.get(accountContext)) throw redirect(paths.home());
 }

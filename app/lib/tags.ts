@@ -1,5 +1,5 @@
 /**
- * The fixed tag lists (spec section 3: 40 company tags, 24 manager tags; the spec names Toxic, Micromanager,
+ * The fixed tag lists (40 company tags, 24 manager tags; the spec names Toxic, Micromanager,
  * Remote Friendly and Burn Out). Stored in reviews as these exact strings.
  */
 export const companyTags = [

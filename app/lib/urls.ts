@@ -1,5 +1,5 @@
 /**
- * User-supplied web addresses (company website, review-site link, LinkedIn profile). Spec section 5: an address
+ * User-supplied web addresses (company website, review-site link, LinkedIn profile). An address
  * without an http(s):// prefix gets one. Only http and https are accepted: javascript:, data: and the like are
  * refused, as are addresses with credentials or without a real host name.
  */

@@ -31,7 +31,7 @@ export function loader({ request }: Route.LoaderArgs) {
   }));
 }
 
-/** Searching runs only once a country is chosen and a term is typed (spec section 2). */
+/** Searching runs only once a country is chosen and a term is typed. */
 async function search(query: { kind: SearchKind; country: string; q: string; after: string | null }) {
   if (!query.country || !query.q.trim()) return null;
   const { db } = database();

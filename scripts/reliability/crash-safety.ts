@@ -1,4 +1,4 @@
-// Crash safety (issue 6, item 1): writes under load while the server is killed with SIGKILL again and again; then
+// Crash safety (docs/security.md): writes under load while the server is killed with SIGKILL again and again; then
 // every acknowledged write must exist exactly once and every company's aggregates must match its reviews.
 // Run `npm run build` first. Usage: node scripts/reliability/crash-safety.ts [--kills 20] [--engine sqlite|postgres]
 import { parseArgs } from "node:util";

@@ -1,4 +1,4 @@
-// Database faults (issue 6, item 2): the built server runs on a PostgreSQL 15 cluster of its own while load clients
+// Database faults (docs/security.md): the built server runs on a PostgreSQL 15 cluster of its own while load clients
 // read and write; the script kills the app's connections (pg_terminate_backend) and stops and restarts PostgreSQL
 // several times. The Candor process must never exit, must answer 503 with Retry-After (never another 5xx, never a
 // hang) while the database is down, must serve 2xx again by itself once it is back, and every acknowledged write

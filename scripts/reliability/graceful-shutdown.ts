@@ -1,4 +1,4 @@
-// Graceful shutdown (issue 6, item 3): SIGTERM while requests are in flight. They must finish with 2xx, new
+// Graceful shutdown (docs/security.md): SIGTERM while requests are in flight. They must finish with 2xx, new
 // connections must be refused, the process must exit 0 with "shut down cleanly", and the database must be closed
 // cleanly (SQLite: no WAL left, integrity_check ok; PostgreSQL: no connection of the process left).
 // Run `npm run build` first. Usage: node scripts/reliability/graceful-shutdown.ts [--engine sqlite|postgres]

@@ -1,4 +1,4 @@
-// Load (issue 6, item 7): 200 concurrent clients mix reads and writes for 60 seconds on loopback against the built
+// Load (docs/security.md): 200 concurrent clients mix reads and writes for 60 seconds on loopback against the built
 // server; no answer may be a 5xx (or missing), and every acknowledged write must be in the database exactly once
 // afterwards with matching aggregates. On SQLite and on PostgreSQL (a fresh schema of the shared server).
 // Each client is a client of its own to the rate limiters: the server trusts 127.0.0.1 as a proxy

@@ -36,7 +36,7 @@ async function reviewDates(page: Page, count: number): Promise<string[]> {
   return dates.allTextContents();
 }
 
-/** The browsing tests of issue 2: every page with the demo data, signed out, on one database engine. */
+/** The browsing tests: every page with the demo data, signed out, on one database engine. */
 export function describeBrowsing(engine: Engine): void {
   describe(`browsing the demo data on ${engine}`, () => {
     let server: RunningServer;

@@ -8,7 +8,7 @@ import { readDemoFacts } from "./support/demo-facts.ts";
 import { startServer } from "../support/server.ts";
 
 /**
- * DESIGN.md section 7: the first load of a page ships at most 130 KB of gzipped JavaScript (1 KB = 1024 bytes).
+ * docs/performance.md: the first load of a page ships at most 130 KB of gzipped JavaScript (1 KB = 1024 bytes).
  * Counted: every JavaScript file a fresh browser fetches until the network is idle (module scripts, modulepreloads,
  * dynamic imports, prefetches), and the inline scripts of the HTML together as one more entry (React Router's
  * hydration data and module loader). Each is gzipped with node:zlib at its default level (6), which is what the

@@ -8,7 +8,7 @@ export type CountryOption = { code: string; name: string };
 type Suggestion = { id: number; name: string; city: string; country_name: string };
 type Suggestions = { items: Suggestion[] };
 
-/** Spec section 5: the list shows from 2 typed characters; fetching starts at 5. */
+/** The list shows from 2 typed characters; fetching starts at 5. */
 const showFrom = 2;
 const fetchFrom = 5;
 
@@ -114,7 +114,7 @@ export function TextField({
   );
 }
 
-/** The company fields of spec section 3, all required. `prefix` keeps them apart from a manager's city and state. */
+/** The company fields, all required. `prefix` keeps them apart from a manager's city and state. */
 export function CompanyFields({
   countries,
   values,

@@ -2,7 +2,7 @@ import { YesNoCards } from "./choice-fields.tsx";
 import { TextField } from "./company-fields.tsx";
 import { fieldLengths } from "#app/lib/limits.ts";
 
-/** The manager fields of spec section 3; the department only when adding a manager on their own. */
+/** The manager fields; the department only when adding a manager on their own. */
 export function ManagerFields({
   values,
   errors,

@@ -36,7 +36,7 @@ type ReviewFieldsProps<C extends keyof typeof criterionLabels, Q extends keyof t
   children?: React.ReactNode;
 };
 
-/** The review part of a form: ratings on the 1–5 scale, yes/no questions, tags and text (spec section 2). */
+/** The review part of a form: ratings on the 1–5 scale, yes/no questions, tags and text. */
 function ReviewFields<C extends keyof typeof criterionLabels, Q extends keyof typeof yesNoQuestions>({
   state,
   legend,

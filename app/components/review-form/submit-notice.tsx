@@ -2,7 +2,7 @@ import { Link } from "react-router";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 
-/** What happens to submitted data, said where people write (DESIGN.md section 4). */
+/** What happens to submitted data, said where people write (docs/data-model.md, what is never stored). */
 export function SubmitNotice() {
   return (
     <p className="submit-notice">

@@ -2,7 +2,7 @@ import { type RefObject, useCallback, useEffect, useState } from "react";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 
 /**
- * Spec section 5: Submit stays disabled until the form is complete: every required field valid (ratings and
+ * Submit stays disabled until the form is complete: every required field valid (ratings and
  * answers chosen, text longer than 5 characters) and at least one tag chosen. The server checks the same.
  * Call `update` from the form's change and input events.
  */

@@ -4,7 +4,7 @@ import { isPostgres } from "../dialect.ts";
 /**
  * better-auth's tables (users, sessions, accounts, verifications, two_factors), as its own schema generator wrote them
  * for each engine with the options of app/lib/auth.server.ts, frozen here so a library upgrade never changes a
- * database behind our back. Sessions may never hold an IP address or a user agent (DESIGN.md section 4).
+ * database behind our back. Sessions may never hold an IP address or a user agent (docs/data-model.md, what is never stored).
  */
 const postgres = [
   `create table "users" ("id" text not null primary key, "name" text not null, "email" text not null unique, "emailVerified" boolean not null, "image" text, "createdAt" timestamptz default CURRENT_TIMESTAMP not null, "updatedAt" timestamptz default CURRENT_TIMESTAMP not null, "twoFactorEnabled" boolean)`,

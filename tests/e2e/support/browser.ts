@@ -1,6 +1,6 @@
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 
-/** Debian's Chromium: no browser download is possible on these machines (DESIGN.md section 8). */
+/** Debian's Chromium: the test machines reach no browser download site, only Debian's packages. */
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",

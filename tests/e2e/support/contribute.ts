@@ -2,7 +2,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { sameOrigin, type Visitor } from "./http.ts";
 
-/** The fields of a company as the add forms name them (spec section 3). */
+/** The fields of a company as the add forms name them  */
 export type CompanyDraft = {
   name: string;
   country: string;

@@ -17,7 +17,7 @@ export const loader = apiRead(async ({ request }) => {
 export const action = apiWrite(async ({ request }) => {
   const raw = await readRawBody(request);
   if (!raw.ok) throw raw.response;
-  // Spec section 5: a company payload with null values is refused as a whole, with this message.
+  // A company payload with null values is refused as a whole, with this message.
   if (hasNullValues((raw.data as { company?: unknown } | null)?.company ?? null)) {
     throw new ApiProblem(400, contributionMessages.payloadNulls);
   }

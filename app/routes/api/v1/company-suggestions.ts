@@ -6,7 +6,7 @@ import { countryName } from "#app/lib/countries.server.ts";
 
 /**
  * GET /api/v1/companies/suggestions?q=…: companies like the name being added (possible duplicates), for the
- * add forms. Fresh for 30 seconds (spec section 9).
+ * add forms. Fresh for 30 seconds.
  */
 export const loader = apiRead(async ({ request }) => {
   const { q } = suggestionQuerySchema.parse(queryOf(request));
