@@ -13,7 +13,7 @@ import {
   managerReviewSchema,
   managerSchema,
 } from "./contribution-input.server.ts";
-import { companyForm, companyReviewForm, managerForm, managerReviewForm } from "#tests/support/test-contributions.ts";
+import { companyForm, companyReviewForm, managerForm, managerReviewForm } from "#tests/support/payloads.ts";
 
 /** The messages a schema gives for `field` (empty when the field is accepted). */
 function problems(schema: z.ZodType, input: unknown, field: string): string[] {

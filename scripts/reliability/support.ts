@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { companyJson, companyReviewJson, managerJson, managerReviewJson } from "#tests/support/payloads.ts";
 import {
   checkAggregates,
   freePort,
@@ -80,47 +80,29 @@ export function newMarker(): string {
 }
 
 export function companyReview(marker: string, seed: number) {
-  const rating = (offset: number) => ((seed + offset) % 5) + 1;
-  return {
-    ...Object.fromEntries(companyCriteria.map((key, index) => [key, rating(index)])),
-    ...Object.fromEntries(companyYesNo.map((key, index) => [key, (seed + index) % 2 === 0])),
-    tags: ["Hybrid"],
-    review_text: `${marker} fair pay and a kind team, honest feedback.`,
-  };
+  return companyReviewJson(
+    { tags: ["Hybrid"], review_text: `${marker} fair pay and a kind team, honest feedback.` },
+    { seed },
+  );
 }
 
 export function newCompany(marker: string) {
-  return {
+  return companyJson({
     name: `Crash Test ${marker}`,
-    country: "US",
-    state: "Oregon",
-    city: "Portland",
     website: `${marker}.example.com`,
     glassdoor_url: `reviews.example.com/${marker}`,
-    industry: "Software",
-  };
+  });
 }
 
 export function managerReview(marker: string, seed: number) {
-  const rating = (offset: number) => ((seed + offset) % 5) + 1;
-  return {
-    ...Object.fromEntries(managerCriteria.map((key, index) => [key, rating(index)])),
-    ...Object.fromEntries(managerYesNo.map((key, index) => [key, (seed + index) % 2 === 0])),
-    tags: ["Supportive"],
-    review_text: `${marker} listens first and shares credit.`,
-  };
+  return managerReviewJson(
+    { tags: ["Supportive"], review_text: `${marker} listens first and shares credit.` },
+    { seed },
+  );
 }
 
 export function newManager(marker: string) {
-  return {
-    first_name: "Avery",
-    last_name: marker,
-    title: "Engineering Manager",
-    city: "Portland",
-    state: "Oregon",
-    linkedin_url: `https://www.linkedin.com/in/${marker}`,
-    direct_reports: true,
-  };
+  return managerJson({ first_name: "Avery", last_name: marker, linkedin_url: `https://www.linkedin.com/in/${marker}` });
 }
 
 const subjectTables = [

@@ -5,7 +5,7 @@ import { passwordMessages } from "#app/domain/password-policy.server.ts";
 import { paths } from "#app/lib/paths.ts";
 import { rateLimits } from "#app/lib/rate-limit.server.ts";
 import { alertText, newClientIp, newEmail, Visitor } from "./support/http.ts";
-import { waitForMails } from "./support/outbox.ts";
+import { waitForMails } from "../support/outbox.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
 // Rate limits count per server process and per client address. `proxied` believes X-Forwarded-For from 127.0.0.1,

@@ -9,7 +9,7 @@ import { toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import { newClientIp, newEmail, Visitor } from "./support/http.ts";
-import { linkIn, waitForMail } from "./support/outbox.ts";
+import { linkIn, waitForMail } from "../support/outbox.ts";
 import { startServer } from "../support/server.ts";
 
 // Accounts in Chromium, with JavaScript and without. Behind TRUSTED_PROXIES=127.0.0.1 each simulated person sends

@@ -3,7 +3,7 @@ import { after, describe, it } from "node:test";
 import { accountMessages } from "#app/domain/accounts.server.ts";
 import { paths } from "#app/lib/paths.ts";
 import { alertText, newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
-import { linkIn, waitForMail } from "./support/outbox.ts";
+import { linkIn, waitForMail } from "../support/outbox.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
 // Accounts over plain HTTP, as a browser without JavaScript or an attacker's script sends them. Behind

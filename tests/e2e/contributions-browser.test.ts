@@ -31,7 +31,7 @@ import {
 } from "./support/contribute.ts";
 import { readDemoFacts } from "./support/demo-facts.ts";
 import { alertText, newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
-import { readOutbox, waitForMail } from "./support/outbox.ts";
+import { readOutbox, waitForMail } from "../support/outbox.ts";
 import { startServer } from "../support/server.ts";
 
 // Adding companies, managers and reviews, and the contact form, in Chromium. One server with the demo data; behind

@@ -21,7 +21,7 @@ import {
 } from "./support/contribute.ts";
 import { readDemoFacts } from "./support/demo-facts.ts";
 import { alertText, newClientIp, newEmail, Visitor } from "./support/http.ts";
-import { readOutbox, waitForMail } from "./support/outbox.ts";
+import { readOutbox, waitForMail } from "../support/outbox.ts";
 import { startServer } from "../support/server.ts";
 
 // The rules of adding companies, managers and reviews, and of the contact form, over plain HTTP: what a browser

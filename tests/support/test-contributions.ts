@@ -1,5 +1,4 @@
 import { expect } from "vitest";
-import { companyCriteria, managerCriteria } from "#app/lib/ratings.ts";
 import {
   type CompanyInput,
   type CompanyReviewInput,
@@ -10,75 +9,18 @@ import {
   managerReviewSchema,
   managerSchema,
 } from "#app/domain/contribution-input.server.ts";
+import { companyForm, companyReviewForm, managerForm, managerReviewForm } from "./payloads.ts";
 import { type Author, ContributionError, type ContributionFailure } from "#app/domain/contributions.server.ts";
 
 /**
- * Valid contributions for tests, as a form sends them (strings) and as the schemas hand them to the domain.
- * Every rating is 4 unless a test says otherwise.
+ * Valid contributions as the schemas hand them to the domain (the form builders are in payloads.ts): every rating
+ * is 4 unless a test says otherwise.
  */
 
 export const testReceiptSecret = "candor-contributions-test-secret-0123456789";
 
 export function author(userId: string): Author {
   return { userId, secret: testReceiptSecret };
-}
-
-function ratings(keys: readonly string[], value: string): Record<string, string> {
-  return Object.fromEntries(keys.map((key) => [key, value]));
-}
-
-export function companyForm(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: "Acme GmbH",
-    country: "DE",
-    state: "Bavaria",
-    city: "Munich",
-    website: "acme.com",
-    glassdoor_url: "reviews.example.com/acme",
-    industry: "Software",
-    ...fields,
-  };
-}
-
-export function companyReviewForm(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    ...ratings(companyCriteria, "4"),
-    again: "Yes",
-    recommend: "No",
-    has_oncall: "Yes",
-    tags: ["Fair Pay", "Hybrid"],
-    review_text: "Solid engineering culture and honest leadership.",
-    recent_layoffs: "",
-    ...fields,
-  };
-}
-
-export function managerForm(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    first_name: "Jane",
-    last_name: "Doe",
-    title: "Engineering Manager",
-    city: "Munich",
-    state: "Bavaria",
-    linkedin_url: "linkedin.com/in/jane-doe",
-    department: "Platform",
-    direct_reports: "Yes",
-    ...fields,
-  };
-}
-
-export function managerReviewForm(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    ...ratings(managerCriteria, "4"),
-    recommended: "Yes",
-    invested: "Yes",
-    communication: "No",
-    gives_credit: "Yes",
-    again: "No",
-    tags: ["Supportive"],
-    review_text: "Clear goals, fair feedback, and time for the team.",
-    ...fields,
-  };
 }
 
 export const company = (fields: Record<string, unknown> = {}): CompanyInput => companySchema.parse(companyForm(fields));

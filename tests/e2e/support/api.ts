@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { companyJson, companyReviewJson, managerJson, managerReviewJson } from "../../support/payloads.ts";
 import { newClientIp, newEmail, Visitor } from "./http.ts";
 import { ApiContract, type Checked } from "./openapi-contract.ts";
 
@@ -179,47 +179,34 @@ export function unique(label: string): string {
 }
 
 export function companyReview(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    ...Object.fromEntries(companyCriteria.map((key, index) => [key, (index % 5) + 1])),
-    ...Object.fromEntries(companyYesNo.map((key, index) => [key, index % 2 === 0])),
+  return companyReviewJson({
     tags: ["Remote Friendly", "Fair Pay"],
     review_text: "Steady work, kind colleagues and honest planning.",
     ...overrides,
-  };
+  });
 }
 
 export function managerReview(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    ...Object.fromEntries(managerCriteria.map((key, index) => [key, ((index + 2) % 5) + 1])),
-    ...Object.fromEntries(managerYesNo.map((key, index) => [key, index % 2 === 0 ? "Yes" : "No"])),
-    tags: ["Supportive", "Clear Goals"],
-    review_text: "Listens first, decides clearly and shares credit.",
-    ...overrides,
-  };
+  return managerReviewJson(
+    {
+      tags: ["Supportive", "Clear Goals"],
+      review_text: "Listens first, decides clearly and shares credit.",
+      ...overrides,
+    },
+    { seed: 2, answers: "text" },
+  );
 }
 
 export function newCompany(name = unique("Contract Company")): Record<string, unknown> {
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
-  return {
-    name,
-    country: "US",
-    state: "Oregon",
-    city: "Portland",
-    website: `https://${slug}.example`,
-    glassdoor_url: `https://reviews.example/${slug}`,
-    industry: "Software",
-  };
+  return companyJson({ name, website: `https://${slug}.example`, glassdoor_url: `https://reviews.example/${slug}` });
 }
 
 export function newManager(): Record<string, unknown> {
-  return {
+  return managerJson({
     first_name: unique("Avery").split(" ").join(""),
     last_name: "Contract",
-    title: "Engineering Manager",
-    city: "Portland",
-    state: "Oregon",
     linkedin_url: "https://www.linkedin.com/in/avery-contract",
     department: "Platform",
-    direct_reports: true,
-  };
+  });
 }

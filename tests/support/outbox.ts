@@ -1,3 +1,5 @@
+// Reading the .eml files the mailer writes when no SMTP_URL is set: the built server's (browser and HTTP tests)
+// and, through test-outbox.ts, the Vitest suites'.
 import fs from "node:fs/promises";
 import path from "node:path";
 
@@ -14,7 +16,7 @@ function decodeBody(body: string, encoding: string): string {
   return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
-function parseMail(file: string, source: string): OutboxMail {
+export function parseMail(file: string, source: string): OutboxMail {
   const split = source.search(/\r?\n\r?\n/);
   const head = source.slice(0, split).replace(/\r?\n[ \t]+/g, " ");
   const header = (name: string) => new RegExp(`^${name}: *(.*)$`, "im").exec(head)?.[1]?.trim() ?? "";
