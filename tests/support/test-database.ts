@@ -16,7 +16,7 @@ import { testPostgresUrl } from "./postgres-url.ts";
  *
  * Migrating costs far more than the tests themselves, so each test starts from a migrated database made cheaply:
  * on SQLite a copy of the file that vitest-global-setup.ts migrated once; on PostgreSQL the schema its suite
- * migrated at its first test, emptied (TRUNCATE ... RESTART IDENTITY) before each later one.
+ * migrated at its first test, emptied (and its id sequences restarted) before each later one.
  */
 
 export const testEngines: readonly Engine[] = ["sqlite", "postgres"];
@@ -132,23 +132,56 @@ export async function createTestDatabase(engine: Engine, options: { migrate?: bo
 }
 
 /**
+ * The statements that empty every table of the current schema (but the migrator's) and restart its id sequences,
+ * as TRUNCATE ... RESTART IDENTITY would. DELETE, children before the tables they reference, because TRUNCATE
+ * replaces every table's and index's files: on these nearly empty tables it measured ten times slower.
+ */
+async function emptyingStatements(db: Kysely<Database>): Promise<string> {
+  const tables = (
+    await sql<{ name: string }>`select tablename as name from pg_tables
+      where schemaname = current_schema() and tablename not like 'kysely_migration%'`.execute(db)
+  ).rows.map((row) => row.name);
+  const references = (
+    await sql<{ child: string; parent: string }>`select c.relname as child, p.relname as parent
+      from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_class p on p.oid = k.confrelid
+      where k.contype = 'f' and k.connamespace = current_schema()::regnamespace`.execute(db)
+  ).rows.filter((row) => row.child !== row.parent);
+  const sequences = (
+    await sql<{
+      name: string;
+    }>`select sequencename as name from pg_sequences where schemaname = current_schema()`.execute(db)
+  ).rows.map((row) => row.name);
+  // A table goes once no table left to empty references it.
+  const ordered: string[] = [];
+  let left = tables;
+  while (left.length > 0) {
+    const ready = left.filter((table) => !references.some((row) => row.parent === table && left.includes(row.child)));
+    if (ready.length === 0) throw new Error(`Foreign keys form a cycle among ${left.join(", ")}.`);
+    ordered.push(...ready);
+    left = left.filter((table) => !ready.includes(table));
+  }
+  return [
+    ...ordered.map((table) => `delete from "${table}";`),
+    ...sequences.map((sequence) => `alter sequence "${sequence}" restart;`),
+  ].join(" ");
+}
+
+/**
  * One migrated PostgreSQL schema for a whole suite: the first `next()` creates and migrates it, every later one
  * empties its tables and restarts their id sequences, and each returns a handle of its own (a test may close it).
  */
 function reusedPostgresDatabase() {
   let schemaDatabase: TestDatabase | undefined;
-  let truncate = "";
+  let emptying = "";
   return {
     async next(): Promise<TestDatabase> {
       if (!schemaDatabase) {
         schemaDatabase = await createTestDatabase("postgres");
-        const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables
-          where schemaname = current_schema() and tablename not like 'kysely_migration%'`.execute(schemaDatabase.db);
-        truncate = `truncate table ${rows.map((row) => `"${row.name}"`).join(", ")} restart identity cascade`;
+        emptying = await emptyingStatements(schemaDatabase.db);
         await schemaDatabase.close();
       } else {
         const schema = schemaDatabase.schema;
-        await onAdminConnection((client) => client.query(`set search_path = ${schema}; ${truncate}`));
+        await onAdminConnection((client) => client.query(`set search_path = ${schema}; ${emptying}`));
       }
       const handle = openDatabase(schemaDatabase.url, { poolSize: 4 });
       return { ...schemaDatabase, ...handle, drop: handle.close };
