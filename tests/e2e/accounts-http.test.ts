@@ -185,7 +185,7 @@ describe("e-mail and password recovery over HTTP", () => {
     await waitForMail(server.outboxDir, { to: email, subject: /Reset your Candor password/ });
   });
 
-  it("answers a reset request as fast for an unknown address as for a known one (the work is done after)", async () => {
+  it("answers a reset request as fast for an unknown address as for a known one (the work is done after)", async (t) => {
     // Four requests for each of five accounts stay within the limit of five per address an hour.
     const accounts: string[] = [];
     for (let index = 0; index < 5; index += 1) accounts.push((await member()).email);
@@ -198,20 +198,24 @@ describe("e-mail and password recovery over HTTP", () => {
     };
     const known: number[] = [];
     const unknown: number[] = [];
-    // Interleaved so a slow moment hits both alike; each known request's mail is awaited before the next sample,
-    // so its background work is not counted against the next request.
+    // Interleaved so a slow moment hits both alike. Each measured request comes right after an unmeasured one for
+    // an unknown address, so what that one still does in the background weighs on both kinds alike; a known
+    // address's mail is awaited before going on, so its background work weighs on neither.
+    const afterAnother = async (address: string) => {
+      await timed(newEmail("nobody"));
+      return timed(address);
+    };
     for (let round = 0; round < 4; round += 1) {
       for (const email of accounts) {
-        known.push(await timed(email));
+        known.push(await afterAnother(email));
         await waitForMails(server.outboxDir, { to: email, subject: /Reset your Candor password/, count: round + 1 });
-        unknown.push(await timed(newEmail("nobody")));
+        unknown.push(await afterAnother(newEmail("nobody")));
       }
     }
     const ratio = median(unknown) / median(known);
-    assert.ok(
-      ratio > 0.75 && ratio < 1.33,
-      `unknown address ${median(unknown).toFixed(1)} ms, known address ${median(known).toFixed(1)} ms`,
-    );
+    const figures = `unknown address ${median(unknown).toFixed(1)} ms, known address ${median(known).toFixed(1)} ms`;
+    t.diagnostic(`medians over 20 requests each: ${figures}`);
+    assert.ok(ratio > 0.75 && ratio < 1.33, figures);
   });
 
   it("resets the password once per link, and the reset ends the account's sessions", async () => {
