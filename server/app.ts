@@ -9,6 +9,7 @@ import { database, startDatabase, stopDatabase } from "#app/db/database.server.t
 import { generateDemoData, isEmpty } from "#app/db/demo-data.server.ts";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { startAuth, stopAuth } from "#app/lib/auth.server.ts";
+import { backgroundSettled } from "#app/lib/background.server.ts";
 import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
@@ -36,6 +37,8 @@ export async function start(): Promise<void> {
 }
 
 export async function stop(): Promise<void> {
+  // A reset mail asked for just before the signal is still sent.
+  await backgroundSettled();
   stopAuth();
   await stopDatabase();
 }

@@ -169,6 +169,7 @@ describeEachEngine("demo data generated twice", (database) => {
       .values({
         name: "Added Later",
         folded_name: "added later",
+        name_skeleton: "added later",
         country: "US",
         state: "Ohio",
         city: "Columbus",
@@ -187,6 +188,7 @@ describeEachEngine("demo data generated twice", (database) => {
         first_name: "Added",
         last_name: "Later",
         folded_name: "added later",
+        name_skeleton: "added later",
         country: "US",
         state: "Ohio",
         city: "Columbus",

@@ -2,6 +2,7 @@ import type { Faker } from "@faker-js/faker";
 import type { Insertable, Kysely } from "kysely";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
+import { nameSkeleton } from "#app/lib/names.server.ts";
 import { websiteKey } from "#app/lib/urls.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
@@ -245,6 +246,7 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
       id,
       name,
       folded_name: fold(name),
+      name_skeleton: nameSkeleton(name),
       country,
       state: faker.location.state(),
       city: `${faker.location.city()}${faker.datatype.boolean(0.1) ? ` ${faker.helpers.arrayElement(citySuffixes)}` : ""}`,
@@ -280,6 +282,7 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
         first_name: firstName,
         last_name: lastName,
         folded_name: fold(`${firstName} ${lastName}`),
+        name_skeleton: nameSkeleton(`${firstName} ${lastName}`),
         country,
         state: company.state,
         city: company.city,

@@ -5,7 +5,13 @@ import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { companyCriteria, managerCriteria } from "#app/lib/ratings.ts";
 import { openDatabase } from "./connection.server.ts";
+import { nameSkeleton } from "#app/lib/names.server.ts";
 import { migrateToLatest } from "./migrate.server.ts";
+import * as initial from "./migrations/0001-initial.ts";
+import * as accounts from "./migrations/0002-accounts.ts";
+import * as apiTokens from "./migrations/0003-api-tokens.ts";
+import * as nameSearch from "./migrations/0004-name-search.ts";
+import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import type { Database } from "./schema.ts";
 import { type TestDatabase, createTestDatabase, describeEachEngine } from "#tests/support/test-database.ts";
 import {
@@ -52,6 +58,79 @@ describeEachEngine(
 
       expect(second.results).toEqual([]);
       expect(await appliedMigrations(db)).toEqual(before);
+    });
+  },
+  { migrate: false },
+);
+
+describeEachEngine(
+  "the name skeleton migration",
+  (database) => {
+    function companyRow(id: number, name: string, website_key: string) {
+      return {
+        id,
+        name,
+        folded_name: name.toLowerCase(),
+        country: "DE",
+        state: "Bavaria",
+        city: "Munich",
+        website: `https://${website_key}`,
+        glassdoor_url: "https://reviews.example/acme",
+        website_key,
+        industry: "Software",
+        created_on: "2025-06-01",
+      };
+    }
+
+    it("fills the skeletons, cleans stored names and keeps earlier lookalikes apart under the new unique index", async () => {
+      const db = database().db as Kysely<any>;
+      // As the migrator runs them on PostgreSQL: in a transaction (the trigram index uses savepoints).
+      await db.transaction().execute(async (trx) => {
+        for (const migration of [initial, accounts, apiTokens, nameSearch]) await migration.up(trx);
+      });
+      await db
+        .insertInto("companies")
+        .values([
+          companyRow(1, "ACME GmbH", "acme.com"),
+          companyRow(2, "Acm\u0435 GmbH", "acme.com"),
+          companyRow(3, "\u202EAc\u200Bme GmbH", "acme.de"),
+        ])
+        .execute();
+      await db
+        .insertInto("managers")
+        .values({
+          id: 1,
+          first_name: "J\u200Bane",
+          last_name: "\u202EDoe",
+          folded_name: "jane doe",
+          country: "DE",
+          state: "Bavaria",
+          city: "Munich",
+          title: "Engineering Manager",
+          linkedin_url: "https://linkedin.com/in/jane-doe",
+          created_on: "2025-06-01",
+        })
+        .execute();
+
+      await nameSkeletons.up(db);
+
+      const skeleton = nameSkeleton("Acme GmbH");
+      expect(
+        await db.selectFrom("companies").select(["id", "name", "folded_name", "name_skeleton"]).orderBy("id").execute(),
+      ).toEqual([
+        { id: 1, name: "ACME GmbH", folded_name: "acme gmbh", name_skeleton: skeleton },
+        { id: 2, name: "Acm\u0435 GmbH", folded_name: "acm\u0435 gmbh", name_skeleton: `${skeleton}\u00012` },
+        { id: 3, name: "Acme GmbH", folded_name: "acme gmbh", name_skeleton: skeleton },
+      ]);
+      expect(await db.selectFrom("managers").select(["first_name", "last_name", "name_skeleton"]).execute()).toEqual([
+        { first_name: "Jane", last_name: "Doe", name_skeleton: nameSkeleton("Jane Doe") },
+      ]);
+      await expect(
+        db
+          .insertInto("companies")
+          .values({ ...companyRow(4, "ACME GMBH", "acme.com"), name_skeleton: skeleton })
+          .execute(),
+      ).rejects.toThrow(/unique|UNIQUE/);
     });
   },
   { migrate: false },

@@ -12,13 +12,15 @@ export type CompaniesTable = {
   name: string;
   /** Case- and accent-folded name, computed in TypeScript at write time; search matches it. */
   folded_name: string;
+  /** nameSkeleton(name), the TR39 skeleton: with website_key, unique, so a lookalike name is the same company. */
+  name_skeleton: string;
   /** ISO 3166-1 alpha-2 code. */
   country: string;
   state: string;
   city: string;
   website: string;
   glassdoor_url: string;
-  /** websiteKey(website): with folded_name, unique, so a company cannot be added twice. */
+  /** websiteKey(website): with name_skeleton, unique, so a company cannot be added twice. */
   website_key: string;
   industry: string;
   /** YYYY-MM-DD, or null when no layoffs were reported. */
@@ -47,6 +49,8 @@ export type ManagersTable = {
   last_name: string;
   /** Folded "first last": search matches first name, last name or both. */
   folded_name: string;
+  /** nameSkeleton("first last"): with linkedin_url, what makes two managers the same person. */
+  name_skeleton: string;
   country: string;
   state: string;
   city: string;

@@ -1,15 +1,20 @@
+import { createHash } from "node:crypto";
 import { expect, it } from "vitest";
+import { backgroundSettled } from "#app/lib/background.server.ts";
 import * as outbox from "#tests/support/test-outbox.ts";
-import { describeEachEngine } from "#tests/support/test-database.ts";
+import { describeEachEngine, type TestDatabase } from "#tests/support/test-database.ts";
+import { dump } from "#tests/support/test-dump.ts";
 import type { Auth } from "#app/lib/auth.server.ts";
 import {
   accountMessages,
   currentAccount,
   requestPasswordReset,
   resetPassword,
+  resetPasswordSchema,
   signIn,
   verifyEmail,
 } from "./accounts.server.ts";
+import { passwordMessages } from "./password-policy.server.ts";
 import {
   createTestAuth,
   passwordSignsIn,
@@ -20,11 +25,23 @@ import {
 
 const newPassword = "a brand new passphrase";
 
+/** What better-auth stores for a reset token: the SHA-256 of its identifier, base64url. */
+function storedIdentifier(token: string): string {
+  return createHash("sha256").update(`reset-password:${token}`).digest("base64url");
+}
+
+/** Every value of every table, as text. */
+async function everyValue(database: TestDatabase): Promise<string[]> {
+  const tables = await dump(database.db, database.engine);
+  return [...tables.values()].flatMap((rows) => rows.flatMap((row) => Object.values(row)));
+}
+
 describeEachEngine("password reset", (database) => {
   /** Asks for a reset link for `email` and returns the token of the one mail it sends. */
   async function resetToken(auth: Auth, email: string): Promise<string> {
     outbox.clearOutbox();
-    await requestPasswordReset(auth, email);
+    requestPasswordReset(auth, email);
+    await backgroundSettled();
     const mails = outbox.sentMails();
     expect(mails).toHaveLength(1);
     expect(mails[0]?.to).toBe(email);
@@ -52,14 +69,14 @@ describeEachEngine("password reset", (database) => {
     const stored = await verifications
       .selectFrom("verifications")
       .select("expiresAt")
-      .where("identifier", "=", `reset-password:${token}`)
+      .where("identifier", "=", storedIdentifier(token))
       .executeTakeFirstOrThrow();
     expect(new Date(stored.expiresAt).getTime() - Date.now()).toBeGreaterThan(59 * 60 * 1000);
     expect(new Date(stored.expiresAt).getTime() - Date.now()).toBeLessThanOrEqual(60 * 60 * 1000);
     await verifications
       .updateTable("verifications")
       .set({ expiresAt: new Date(Date.now() - 1000).toISOString() })
-      .where("identifier", "=", `reset-password:${token}`)
+      .where("identifier", "=", storedIdentifier(token))
       .execute();
 
     const result = await resetPassword(auth, { token, password: newPassword });
@@ -85,12 +102,94 @@ describeEachEngine("password reset", (database) => {
     expect(await passwordSignsIn(auth, account.email, newPassword)).toBe(true);
   });
 
+  it("stores only a hash of the token: no column of any table holds the mailed token", async () => {
+    const auth = createTestAuth(database());
+    const account = await signUpAccount(auth);
+    const token = await resetToken(auth, account.email);
+    // better-auth's tokens: 24 letters and digits, about 143 bits.
+    expect(token).toMatch(/^[A-Za-z0-9]{24,}$/);
+
+    const values = await everyValue(database());
+
+    expect(values.filter((value) => value.includes(token))).toEqual([]);
+    expect(values).toContain(storedIdentifier(token));
+    // Someone who reads the database and sends what is stored gets nowhere.
+    const stolen = await resetPassword(auth, { token: storedIdentifier(token), password: newPassword });
+    expect(stolen).toEqual({ ok: false, message: accountMessages.resetInvalid, status: 400 });
+    expect(await passwordSignsIn(auth, account.email, account.password)).toBe(true);
+    expect((await resetPassword(auth, { token, password: newPassword })).ok).toBe(true);
+  });
+
+  it("answers a token with a NUL byte or other stray characters as an invalid link, not a fault", async () => {
+    const auth = createTestAuth(database());
+    const account = await signUpAccount(auth);
+    const token = await resetToken(auth, account.email);
+
+    for (const bad of [
+      `${token}\u0000`,
+      `\u0000${token}`,
+      `${token.slice(0, 8)}\u0000${token.slice(8)}`,
+      "a\u0000",
+      `${token} `,
+      "ｔｏｋｅｎ",
+      "x".repeat(501),
+    ]) {
+      expect(await resetPassword(auth, { token: bad, password: newPassword }), JSON.stringify(bad)).toEqual({
+        ok: false,
+        message: accountMessages.resetInvalid,
+        status: 400,
+      });
+      expect(await verifyEmail(auth, bad)).toEqual({
+        ok: false,
+        message: accountMessages.verificationInvalid,
+        status: 400,
+      });
+    }
+    expect(await passwordSignsIn(auth, account.email, account.password)).toBe(true);
+  });
+
+  it("refuses a new password that is easy to guess, even asked of better-auth directly", async () => {
+    const auth = createTestAuth(database());
+    const account = await signUpAccount(auth);
+    const token = await resetToken(auth, account.email);
+
+    for (const weak of ["aaaaaaaa", "        "]) {
+      expect(resetPasswordSchema.safeParse({ token, password: weak }).error?.issues[0]?.message).toBe(
+        passwordMessages.weak,
+      );
+      await expect(auth.api.resetPassword({ body: { token, newPassword: weak } })).rejects.toMatchObject({
+        statusCode: 400,
+        message: passwordMessages.weak,
+      });
+    }
+    expect(await passwordSignsIn(auth, account.email, account.password)).toBe(true);
+    expect((await resetPassword(auth, { token, password: newPassword })).ok).toBe(true);
+  });
+
+  it("does the lookup and the mail after answering, for known and unknown addresses alike", async () => {
+    const auth = createTestAuth(database());
+    const account = await signUpAccount(auth);
+    outbox.clearOutbox();
+
+    requestPasswordReset(auth, account.email);
+    requestPasswordReset(auth, "nobody@example.com");
+
+    // Nothing has happened yet when the call returns: the answer cannot depend on it.
+    const verifications = withAuthTables(database().db).selectFrom("verifications").select("id");
+    expect(await verifications.execute()).toEqual([]);
+    expect(outbox.sentMails()).toEqual([]);
+    await backgroundSettled();
+    expect(await verifications.execute()).toHaveLength(1);
+    expect(outbox.sentMails().map((mail) => mail.to)).toEqual([account.email]);
+  });
+
   it("sends nothing for an unknown e-mail address, and says nothing about it", async () => {
     const auth = createTestAuth(database());
     await signUpAccount(auth, "ada@example.com");
     outbox.clearOutbox();
 
-    await expect(requestPasswordReset(auth, "bob@example.com")).resolves.toBeUndefined();
+    expect(requestPasswordReset(auth, "bob@example.com")).toBeUndefined();
+    await backgroundSettled();
 
     expect(outbox.sentMails()).toEqual([]);
   });
@@ -110,6 +209,16 @@ describeEachEngine("e-mail verification", (database) => {
 
     expect(result.ok).toBe(true);
     expect((await currentAccount(auth, account.headers))?.user.emailVerified).toBe(true);
+  });
+
+  it("keeps no copy of the confirmation token in any table", async () => {
+    const auth = createTestAuth(database());
+    await signUpAccount(auth, "ada@example.com");
+    const token = outbox.linkToken(outbox.sentMails()[0]!, "/verify-email");
+
+    const values = await everyValue(database());
+
+    expect(values.filter((value) => value.includes(token))).toEqual([]);
   });
 
   it("refuses a link whose token is not one it sent", async () => {

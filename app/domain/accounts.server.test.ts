@@ -39,7 +39,9 @@ describe("signUpSchema", () => {
   });
 
   it("accepts a 64-character password", () => {
-    expect(signUpSchema.safeParse({ email: "ada@example.com", password: "kQ7#".repeat(16) }).success).toBe(true);
+    const password = "violet tractor sings quietly while the orange kettle hums along!";
+    expect(password).toHaveLength(64);
+    expect(signUpSchema.safeParse({ email: "ada@example.com", password }).success).toBe(true);
   });
 });
 
@@ -176,6 +178,31 @@ describeEachEngine("account page", (database) => {
     expect(await sessionCount(account.userId)).toBe(1);
     expect(await passwordSignsIn(auth, account.email, account.password)).toBe(false);
     expect(await passwordSignsIn(auth, account.email, "a brand new passphrase")).toBe(true);
+  });
+
+  it("refuses an easy new password on sign-up and password change, even asked of better-auth directly", async () => {
+    const auth = createTestAuth(database());
+    const account = await signUpAccount(auth);
+
+    for (const weak of ["aaaaaaaa", "        "]) {
+      expect(signUpSchema.safeParse({ email: "bob@example.com", password: weak }).error?.issues[0]?.message).toBe(
+        passwordMessages.weak,
+      );
+      expect(await signUp(auth, { email: "bob@example.com", password: weak }, new Headers())).toEqual({
+        ok: false,
+        message: passwordMessages.weak,
+        status: 400,
+      });
+      const changed = await changePassword(
+        auth,
+        { currentPassword: account.password, newPassword: weak },
+        account.headers,
+      );
+      expect(changed.ok).toBe(false);
+    }
+    expect(await passwordSignsIn(auth, "bob@example.com", "aaaaaaaa")).toBe(false);
+    expect(await passwordSignsIn(auth, account.email, account.password)).toBe(true);
+    expect(await passwordSignsIn(auth, account.email, "aaaaaaaa")).toBe(false);
   });
 
   it("refuses to change the password when the current one is wrong", async () => {

@@ -1,5 +1,7 @@
 import { APIError } from "better-auth/api";
 import { z } from "zod";
+import { runInBackground } from "#app/lib/background.server.ts";
+import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import type { Auth } from "#app/lib/auth.server.ts";
 import { newPasswordSchema } from "./password-policy.server.ts";
@@ -26,15 +28,32 @@ export const accountMessages = {
 
 const email = z.string().trim().toLowerCase().max(254).pipe(z.email(accountMessages.emailInvalid));
 
+/** An address typed to sign in: not checked as an address (that would tell), but never with control characters. */
+export const signInEmailSchema = z
+  .string()
+  .trim()
+  .max(254, accountMessages.invalidCredentials)
+  .refine((address) => !hasControlCharacters(address), accountMessages.invalidCredentials);
+
+/**
+ * The token of a mailed link, as it came back: better-auth makes letters and digits (reset) or a JWT (e-mail
+ * confirmation). Anything else, a NUL byte among it, is an invalid link before any database sees it.
+ */
+const linkTokenSchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .regex(/^[\w.~-]+$/);
+
 /** Spec: sign-in submits only when the e-mail is longer than 5 characters and the password longer than 2. */
 export const signInSchema = z.object({
-  email: z.string().trim().min(6, accountMessages.invalidCredentials).max(254, accountMessages.invalidCredentials),
+  email: signInEmailSchema.pipe(z.string().min(6, accountMessages.invalidCredentials)),
   password: z.string().min(3, accountMessages.invalidCredentials).max(1000, accountMessages.invalidCredentials),
 });
 
 export const signUpSchema = z.object({ email, password: newPasswordSchema });
 export const emailSchema = z.object({ email });
-export const resetPasswordSchema = z.object({ token: z.string().min(1).max(500), password: newPasswordSchema });
+export const resetPasswordSchema = z.object({ token: linkTokenSchema, password: newPasswordSchema });
 export const changePasswordSchema = z.object({
   currentPassword: z.string().min(1, accountMessages.currentPasswordWrong).max(1000),
   newPassword: newPasswordSchema,
@@ -140,12 +159,19 @@ export async function signOut(auth: Auth, headers: Headers): Promise<Headers> {
   }
 }
 
-/** Always the same answer, whether or not an account uses the address (no account enumeration). */
-export async function requestPasswordReset(auth: Auth, address: string): Promise<void> {
-  await auth.api.requestPasswordReset({ body: { email: address, redirectTo: "/reset-password" } });
+/**
+ * Always the same answer, in the same time, whether or not an account uses the address (no account enumeration):
+ * looking the address up, storing the token and sending the mail all happen in the background, after the answer.
+ * Tests wait for that with backgroundSettled().
+ */
+export function requestPasswordReset(auth: Auth, address: string): void {
+  runInBackground("password reset", () =>
+    auth.api.requestPasswordReset({ body: { email: address, redirectTo: "/reset-password" } }),
+  );
 }
 
 export async function resetPassword(auth: Auth, input: { token: string; password: string }): Promise<AccountResult> {
+  if (!linkTokenSchema.safeParse(input.token).success) return failure(accountMessages.resetInvalid);
   return attempt(async () => {
     await auth.api.resetPassword({ body: { token: input.token, newPassword: input.password } });
     return { value: undefined };
@@ -153,6 +179,7 @@ export async function resetPassword(auth: Auth, input: { token: string; password
 }
 
 export async function verifyEmail(auth: Auth, token: string): Promise<AccountResult> {
+  if (!linkTokenSchema.safeParse(token).success) return failure(accountMessages.verificationInvalid);
   return attempt(async () => {
     const { headers } = await auth.api.verifyEmail({ query: { token }, returnHeaders: true });
     return { headers, value: undefined };

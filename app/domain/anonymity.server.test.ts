@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { expect, it } from "vitest";
-import type { Engine } from "#app/db/connection.server.ts";
 import type { Database } from "#app/db/schema.ts";
-import { columnNames, describeEachEngine, tableNames } from "#tests/support/test-database.ts";
+import { columnNames, describeEachEngine } from "#tests/support/test-database.ts";
+import { dump } from "#tests/support/test-dump.ts";
 import { today } from "#app/lib/ids.server.ts";
 import {
   addCompany,
@@ -22,31 +22,11 @@ import { company, companyReview, manager, managerReview } from "#tests/support/t
  */
 
 type Db = Kysely<Database>;
-type Row = Record<string, unknown>;
 
 const reviewTables = ["company_reviews", "manager_reviews", "review_receipts"];
 const contentTables = [...reviewTables, "companies", "managers", "manager_companies"];
 // Where accounts live: these hold user ids and e-mails by necessity, and must hold no review id.
 const accountTables = ["users", "sessions", "accounts", "verifications", "two_factors", "api_tokens"];
-
-function text(value: unknown): string {
-  if (value instanceof Date) return value.toISOString();
-  if (Buffer.isBuffer(value)) return `${value.toString("hex")} ${value.toString("utf8")}`;
-  return String(value);
-}
-
-/** Every row of every table, each value as text. */
-async function dump(db: Db, engine: Engine): Promise<Map<string, Record<string, string>[]>> {
-  const tables = new Map<string, Record<string, string>[]>();
-  for (const name of await tableNames(db, engine)) {
-    const { rows } = await sql<Row>`select * from ${sql.table(name)}`.execute(db);
-    tables.set(
-      name,
-      rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, text(value)]))),
-    );
-  }
-  return tables;
-}
 
 const reviewIds = async (db: Db) => [
   ...(await db.selectFrom("company_reviews").select("id").execute()).map((row) => row.id),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { isCountryCode } from "#app/lib/countries.server.ts";
 import {
   companyReviewSchema as companyReviewFields,
@@ -19,7 +20,7 @@ const managerSchema = managerFields.strict();
 /** Query parameters and bodies of the JSON API, built from the same schemas as the HTML forms. */
 
 /** PostgreSQL refuses NUL in text, which would turn a search for one into a 500: refused here as bad input. */
-const noNul = [(value: string) => !value.includes("\u0000"), "must not contain NUL characters"] as const;
+const noNul = [(value: string) => !hasControlCharacters(value), "must not contain control characters"] as const;
 
 export const searchQuerySchema = z.object({
   country: z

@@ -176,6 +176,20 @@ describe("the company schema", () => {
     expect(problems(companySchema, companyForm({ country: "XX" }), "country")).toEqual([m.country]);
     expect(problems(companySchema, companyForm({ name: "Acme\nInc" }), "name")).toEqual([m.singleLine]);
   });
+
+  it("keeps names NFKC and free of invisible characters, and refuses one made of them only", () => {
+    const parsed = companySchema.parse(
+      companyForm({ name: "\u202E\uFF21cme\u200B GmbH\u2069", city: "Mu\u0308nchen\u200D" }),
+    );
+    expect(parsed.name).toBe("Acme GmbH");
+    expect(parsed.city).toBe("München");
+    for (const invisible of ["\u200B\u200B", "\u202E", "\u2066\u2069 \uFEFF"]) {
+      expect(problems(companySchema, companyForm({ name: invisible }), "name"), JSON.stringify(invisible)).toEqual([
+        m.invisibleOnly,
+      ]);
+    }
+    expect(problems(companySchema, companyForm({ name: "Acme\u0000" }), "name")).toEqual([m.singleLine]);
+  });
 });
 
 describe("the manager schema", () => {

@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { isCountryCode } from "#app/lib/countries.server.ts";
 import { guidelineViolation } from "#app/lib/guidelines.ts";
 import { contributionMessages as m } from "#app/lib/messages.ts";
+import { cleanName } from "#app/lib/names.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { fieldLengths, maxTagsPerReview, reviewTextLength } from "#app/lib/limits.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
@@ -28,7 +30,7 @@ const reviewText = z
   .min(reviewTextLength.min, m.textTooShort)
   .max(reviewTextLength.max, m.textTooLong)
   // Line breaks and tabs are text; other control characters (NUL, which PostgreSQL refuses) are not.
-  .refine((text) => !/[^\P{Cc}\n\r\t]/u.test(text), m.controlCharacters)
+  .refine((text) => !hasControlCharacters(text, { multiline: true }), m.controlCharacters)
   .superRefine((text, context) => {
     // An over-long text is refused already; checking it word by word would only cost time.
     if (text.length > reviewTextLength.max) return;
@@ -83,16 +85,20 @@ export const managerReviewSchema = z.object({
 });
 export type ManagerReviewInput = z.infer<typeof managerReviewSchema>;
 
+/**
+ * A one-line name or place. Control characters (NUL among them, which PostgreSQL refuses) are refused; what is kept
+ * is the cleaned name (app/lib/names.server.ts): NFKC, without zero-width or bidirectional controls, so a
+ * right-to-left override is never stored or shown. A name of invisible characters only is refused.
+ */
 function line(max: number) {
-  return (
-    z
-      .string({ error: m.required })
-      .trim()
-      .min(1, m.required)
-      .max(max, m.tooLong)
-      // Line breaks, tabs and other control characters (NUL, which PostgreSQL refuses) have no place in a name.
-      .refine((value) => !/\p{Cc}/u.test(value), m.singleLine)
-  );
+  return z
+    .string({ error: m.required })
+    .trim()
+    .min(1, m.required)
+    .max(max, m.tooLong)
+    .refine((value) => !hasControlCharacters(value), m.singleLine)
+    .transform(cleanName)
+    .pipe(z.string().min(1, m.invisibleOnly).max(max, m.tooLong));
 }
 
 function webAddress(normalize: (value: string) => string | undefined, message: string) {

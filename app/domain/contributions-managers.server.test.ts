@@ -53,6 +53,37 @@ describeEachEngine("adding a manager", (database) => {
     expect(await hasReviewedManager(db, alice, id)).toBe(true);
   });
 
+  it("refuses a lookalike of a manager with the same LinkedIn profile, and allows a namesake with another", async () => {
+    const { db } = database();
+    const companyId = await insertCompany(db, { name: "Initech" });
+    await addManager(db, author("user-alice"), {
+      company: { id: companyId },
+      manager: manager(),
+      review: managerReview(),
+    });
+
+    for (const lookalike of [{ first_name: "J\u0430ne" }, { last_name: "Do\u200Be" }, { first_name: "\u202EJANE" }]) {
+      const error = await expectRefusal(
+        addManager(db, author("user-bob"), {
+          company: { id: companyId },
+          manager: manager(lookalike),
+          review: managerReview(),
+        }),
+        "manager-exists",
+      );
+      expect(error.message).toBe("Duplicate entry, Already Exists ");
+      expect(error.status).toBe(409);
+    }
+    expect(await countRows(db, "managers")).toBe(1);
+
+    await addManager(db, author("user-bob"), {
+      company: { id: companyId },
+      manager: manager({ linkedin_url: "linkedin.com/in/jane-doe-2" }),
+      review: managerReview(),
+    });
+    expect(await countRows(db, "managers")).toBe(2);
+  });
+
   it("creates a new company given inline, together with the manager", async () => {
     const { db } = database();
     const id = await addManager(db, author("user-alice"), {

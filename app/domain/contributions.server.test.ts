@@ -5,6 +5,7 @@ import { describeEachEngine } from "#tests/support/test-database.ts";
 import { countRows, insertCompany } from "#tests/support/test-fixtures.ts";
 import { fold } from "#app/lib/fold.ts";
 import { today } from "#app/lib/ids.server.ts";
+import { nameSkeleton } from "#app/lib/names.server.ts";
 import { companyCriteria } from "#app/lib/ratings.ts";
 import { addCompany, companySuggestions, recordCompanyReview } from "./contributions.server.ts";
 import { company, companyReview, expectRefusal } from "#tests/support/test-contributions.ts";
@@ -80,6 +81,54 @@ describeEachEngine("adding a company", (database) => {
     expect(error.status).toBe(409);
     expect(await countRows(db, "companies")).toBe(1);
     expect(await countRows(db, "company_reviews")).toBe(1);
+  });
+
+  // The lookalikes a security review added as new companies: a zero-width space, a Cyrillic "е", an RTL override.
+  it.each([
+    ["a zero-width space", "AC\u200BME GmbH"],
+    ["a Cyrillic е", "Acm\u0435 GmbH"],
+    ["a right-to-left override", "\u202EACME GmbH"],
+    ["full-width letters", "\uFF21\uFF23\uFF2D\uFF25 GmbH"],
+  ])("refuses a name with %s as the same company", async (_, lookalike) => {
+    const { db } = database();
+    await addCompany(db, company({ name: "ACME GmbH", website: "acme.com" }), companyReview());
+
+    const error = await expectRefusal(
+      addCompany(db, company({ name: lookalike, website: "https://www.acme.com/" }), companyReview()),
+      "company-exists",
+    );
+    expect(error.message).toBe("This company already exists.");
+    expect(await countRows(db, "companies")).toBe(1);
+  });
+
+  it("stores a name without its invisible characters, so an override is never shown", async () => {
+    const { db } = database();
+    const id = await addCompany(
+      db,
+      company({ name: "\u202EAc\u200Bme\u2066 GmbH", website: "acme.com" }),
+      companyReview(),
+    );
+
+    const stored = await db
+      .selectFrom("companies")
+      .select(["name", "folded_name", "name_skeleton"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({ name: "Acme GmbH", folded_name: "acme gmbh", name_skeleton: nameSkeleton("Acme GmbH") });
+  });
+
+  it("lets the unique index refuse a lookalike that a concurrent check missed", async () => {
+    const { db } = database();
+    await addCompany(db, company({ name: "ACME GmbH", website: "acme.com" }), companyReview());
+
+    // Straight into the table, past the check in addCompany: the index on (name_skeleton, website_key) holds.
+    await expect(
+      insertCompany(db, {
+        name: "Acm\u0435 GmbH",
+        name_skeleton: nameSkeleton("Acm\u0435 GmbH"),
+        website_key: "acme.com",
+      }),
+    ).rejects.toThrow(/unique|UNIQUE/);
   });
 
   it("allows the same name with another website", async () => {

@@ -5,6 +5,7 @@ import { publicDataChanged } from "#app/lib/data-version.server.ts";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId, today } from "#app/lib/ids.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
+import { nameSkeleton } from "#app/lib/names.server.ts";
 import { companyCriteria, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { websiteKey } from "#app/lib/urls.ts";
 import type {
@@ -20,7 +21,8 @@ import type {
  * leaves nothing behind. Nothing here stores who wrote a review (docs/data-model.md, what is never stored).
  */
 
-export type ContributionFailure = "company-not-found" | "manager-not-found" | "company-exists" | "already-reviewed";
+export type ContributionFailure =
+  "company-not-found" | "manager-not-found" | "company-exists" | "manager-exists" | "already-reviewed";
 
 export class ContributionError extends Error {
   readonly kind: ContributionFailure;
@@ -30,6 +32,7 @@ export class ContributionError extends Error {
       "company-not-found": [contributionMessages.companyIdRequired, 404],
       "manager-not-found": [contributionMessages.managerIdRequired, 404],
       "company-exists": [contributionMessages.companyExists, 409],
+      "manager-exists": [contributionMessages.managerExists, 409],
       "already-reviewed": [contributionMessages.alreadyReviewed, 409],
     };
     const [message, status] = messages[kind];
@@ -126,19 +129,20 @@ async function insertManagerReview(
 }
 
 async function insertCompany(trx: Trx, company: CompanyInput): Promise<number> {
-  const identity = { folded_name: fold(company.name), website_key: websiteKey(company.website) };
-  // Spec: "This company already exists." when name and website match; the unique index settles races.
+  const identity = { name_skeleton: nameSkeleton(company.name), website_key: websiteKey(company.website) };
+  // Spec: "This company already exists." when name and website match; names match when they look alike (the same
+  // skeleton), so a zero-width space or a Cyrillic "е" makes no second company. The unique index settles races.
   const existing = await trx
     .selectFrom("companies")
     .select("id")
-    .where("folded_name", "=", identity.folded_name)
+    .where("name_skeleton", "=", identity.name_skeleton)
     .where("website_key", "=", identity.website_key)
     .executeTakeFirst();
   if (existing) throw new ContributionError("company-exists");
   const row = await trx
     .insertInto("companies")
-    .values({ ...company, ...identity, created_on: today() })
-    .onConflict((conflict) => conflict.columns(["folded_name", "website_key"]).doNothing())
+    .values({ ...company, ...identity, folded_name: fold(company.name), created_on: today() })
+    .onConflict((conflict) => conflict.columns(["name_skeleton", "website_key"]).doNothing())
     .returning("id")
     .executeTakeFirst();
   if (!row) throw new ContributionError("company-exists");
@@ -201,12 +205,22 @@ export async function addManager(
       .executeTakeFirst();
     if (!company) throw new ContributionError("company-not-found");
     const { direct_reports: _confirmed, department, ...manager } = input.manager;
+    // The same person: a name that looks alike with the same LinkedIn profile.
+    const name_skeleton = nameSkeleton(`${manager.first_name} ${manager.last_name}`);
+    const existing = await trx
+      .selectFrom("managers")
+      .select("id")
+      .where("name_skeleton", "=", name_skeleton)
+      .where("linkedin_url", "=", manager.linkedin_url)
+      .executeTakeFirst();
+    if (existing) throw new ContributionError("manager-exists");
     const row = await trx
       .insertInto("managers")
       .values({
         ...manager,
         department: department ?? null,
         folded_name: fold(`${manager.first_name} ${manager.last_name}`),
+        name_skeleton,
         country: company.country,
         created_on: today(),
       })

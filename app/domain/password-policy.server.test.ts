@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCommonPassword, newPasswordSchema, passwordMessages } from "./password-policy.server.ts";
+import { isCommonPassword, newPasswordProblem, newPasswordSchema, passwordMessages } from "./password-policy.server.ts";
 
 describe("newPasswordSchema", () => {
   it("refuses passwords shorter than 8 characters", () => {
@@ -9,7 +9,9 @@ describe("newPasswordSchema", () => {
   });
 
   it("allows 64-character passwords and refuses more than 128", () => {
-    expect(newPasswordSchema.safeParse("k".repeat(30) + "Q".repeat(34)).success).toBe(true);
+    expect(newPasswordSchema.safeParse("violet tractor sings quietly over the hill at dusk, kQ7# 1234").success).toBe(
+      true,
+    );
     expect(newPasswordSchema.safeParse("k".repeat(129)).success).toBe(false);
   });
 
@@ -23,5 +25,22 @@ describe("newPasswordSchema", () => {
 
   it("accepts an uncommon passphrase", () => {
     expect(newPasswordSchema.safeParse("violet tractor sings quietly").success).toBe(true);
+  });
+});
+
+describe("the strength floor", () => {
+  it.each(["aaaaaaaa", "        ", "abcdefgh", "qwertzuiop", "12121212"])("refuses %j as too easy to guess", (weak) => {
+    const result = newPasswordSchema.safeParse(weak);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual([
+      isCommonPassword(weak) ? passwordMessages.common : passwordMessages.weak,
+    ]);
+  });
+
+  it("says which rule a password breaks, one message at a time", () => {
+    expect(newPasswordProblem("aaaaaaaa")).toBe(passwordMessages.weak);
+    expect(newPasswordProblem("aaaa")).toBe(passwordMessages.tooShort);
+    expect(newPasswordProblem("sunshine")).toBe(passwordMessages.common);
+    expect(newPasswordProblem("violet tractor sings quietly")).toBeUndefined();
   });
 });

@@ -1,16 +1,24 @@
-import { dictionary } from "@zxcvbn-ts/language-common";
+import { ZxcvbnFactory } from "@zxcvbn-ts/core";
+import { adjacencyGraphs, dictionary } from "@zxcvbn-ts/language-common";
 import { z } from "zod";
 
 export const minPasswordLength = 8;
 /** At least 64 must be allowed (OWASP ASVS level 2); longer adds nothing but hashing work. */
 export const maxPasswordLength = 128;
+/**
+ * zxcvbn's score runs from 0 to 4; 2 means it takes more than a million guesses ("aaaaaaaa", eight spaces,
+ * "abcdefgh" and keyboard walks score 0), which the sign-in limits turn into years of online guessing.
+ */
+export const minPasswordScore = 2;
 
 const common = new Set((dictionary["passwords-common"] as string[]).map((password) => password.toLowerCase()));
+const strength = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
 
 export const passwordMessages = {
   tooShort: `Use at least ${minPasswordLength} characters.`,
   tooLong: `Use at most ${maxPasswordLength} characters.`,
   common: "This password is too common. Choose one that is harder to guess.",
+  weak: "This password is too easy to guess: avoid repeated letters, sequences and keyboard patterns. A few unrelated words make a strong one.",
 } as const;
 
 /** True when the password is on the shipped list of common passwords (about 49,000, case-insensitive). */
@@ -18,9 +26,22 @@ export function isCommonPassword(password: string): boolean {
   return common.has(password.toLowerCase());
 }
 
-/** A new password: long enough, not absurdly long, not a common one. */
-export const newPasswordSchema = z
-  .string()
-  .min(minPasswordLength, passwordMessages.tooShort)
-  .max(maxPasswordLength, passwordMessages.tooLong)
-  .refine((password) => !isCommonPassword(password), passwordMessages.common);
+/** True when zxcvbn estimates the password below the floor (repeats, sequences, keyboard walks, dictionary words). */
+export function isWeakPassword(password: string): boolean {
+  return strength.check(password).score < minPasswordScore;
+}
+
+/** Why a new password is refused, or undefined when it may be used: the one rule for every way of setting one. */
+export function newPasswordProblem(password: string): string | undefined {
+  if (password.length < minPasswordLength) return passwordMessages.tooShort;
+  if (password.length > maxPasswordLength) return passwordMessages.tooLong;
+  if (isCommonPassword(password)) return passwordMessages.common;
+  if (isWeakPassword(password)) return passwordMessages.weak;
+  return undefined;
+}
+
+/** A new password: long enough, not absurdly long, not a common one, not easy to guess. */
+export const newPasswordSchema = z.string().superRefine((password, context) => {
+  const problem = newPasswordProblem(password);
+  if (problem) context.addIssue({ code: "custom", message: problem });
+});

@@ -1,9 +1,10 @@
 import { hash, verify } from "@node-rs/argon2";
 import { type BetterAuthOptions, betterAuth } from "better-auth";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Kysely } from "kysely";
 import type { DatabaseHandle, Engine } from "#app/db/connection.server.ts";
-import { maxPasswordLength, minPasswordLength } from "#app/domain/password-policy.server.ts";
+import { maxPasswordLength, minPasswordLength, newPasswordProblem } from "#app/domain/password-policy.server.ts";
 import { env } from "./env.server.ts";
 import { logger } from "./logger.server.ts";
 import { sendMail } from "./mail.server.ts";
@@ -16,6 +17,32 @@ import { messages } from "./messages.ts";
 const argon2id = 2;
 const argon2Options = { algorithm: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+/**
+ * Every cookie better-auth may set. Over https they are named `__Host-candor.*`: a browser then keeps them only when
+ * Secure, with Path=/ and no Domain, so no sibling subdomain can set or shadow them. better-auth's own prefix is the
+ * weaker `__Secure-`, so the names are given here and its prefixing is off.
+ */
+const authCookieNames = [
+  "session_token",
+  "session_data",
+  "dont_remember",
+  "account_data",
+  "two_factor",
+  "trust_device",
+];
+
+function hostCookies(https: boolean) {
+  if (!https) return undefined;
+  return Object.fromEntries(authCookieNames.map((name) => [name, { name: `__Host-candor.${name}` }]));
+}
+
+/** The new password of each better-auth endpoint that sets one, so none can skip the strength floor. */
+const newPasswordFields: Record<string, string> = {
+  "/sign-up/email": "password",
+  "/reset-password": "newPassword",
+  "/change-password": "newPassword",
+};
+
 export function publicUrl(): string {
   const { PUBLIC_URL, PORT } = env();
   return (PUBLIC_URL ?? `http://localhost:${PORT}`).replace(/\/+$/, "");
@@ -27,6 +54,7 @@ export function publicUrl(): string {
  * an IP address or user agent.
  */
 export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
+  const https = publicUrl().startsWith("https://");
   return {
     appName: messages.siteName,
     baseURL: publicUrl(),
@@ -44,7 +72,8 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
       updateAge: 60 * 60 * 24,
     },
     account: { modelName: "accounts" },
-    verification: { modelName: "verifications" },
+    // Reset tokens are kept as their SHA-256 only: whoever reads the database cannot use a pending link.
+    verification: { modelName: "verifications", storeIdentifier: "hashed" },
     emailAndPassword: {
       enabled: true,
       minPasswordLength,
@@ -88,9 +117,18 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
     },
     advanced: {
       cookiePrefix: "candor",
-      useSecureCookies: publicUrl().startsWith("https://"),
+      useSecureCookies: false,
+      cookies: hostCookies(https),
       ipAddress: { disableIpTracking: true },
-      defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax", secure: https, path: "/" },
+    },
+    hooks: {
+      before: createAuthMiddleware(async (ctx) => {
+        const field = newPasswordFields[ctx.path];
+        const password: unknown = field ? (ctx.body as Record<string, unknown> | undefined)?.[field] : undefined;
+        const problem = typeof password === "string" ? newPasswordProblem(password) : undefined;
+        if (problem) throw new APIError("BAD_REQUEST", { message: problem });
+      }),
     },
     plugins: [
       twoFactor({

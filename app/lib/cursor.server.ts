@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasControlCharacters } from "./control-characters.ts";
 
 /** Opaque keyset-pagination cursors: the sort key of the last row shown, base64url-encoded JSON. */
 export function encodeCursor(key: ReadonlyArray<string | number>): string {
@@ -12,7 +13,7 @@ const cursorSchema = z
       z
         .string()
         .max(500)
-        .refine((key) => !key.includes("\u0000")),
+        .refine((key) => !hasControlCharacters(key)),
       z.number(),
     ]),
   )

@@ -23,7 +23,7 @@ import {
   tokenAccountSchema,
   tokenPairSchema,
 } from "#app/domain/public-shapes.server.ts";
-import { messages } from "./messages.ts";
+import { contributionMessages, messages } from "./messages.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -172,7 +172,9 @@ export function openApiDocument(serverUrl: string) {
             "201": json("Created", "Created"),
             ...writeErrors,
             "404": problemResponse("No such company"),
-            "409": problemResponse(`"This company already exists." (a new company given in full)`),
+            "409": problemResponse(
+              `"This company already exists." (a new company given in full), or "${contributionMessages.managerExists}" (a manager whose name looks the same, with the same LinkedIn profile)`,
+            ),
           },
         },
       },

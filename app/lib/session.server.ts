@@ -9,7 +9,7 @@ export const accountContext = createContext<AccountUser | null>(null);
 
 /** True when the request carries a session cookie at all; visitors without one cost no database query. */
 function hasSessionCookie(request: Request): boolean {
-  return /(?:^|;\s*)(?:__Secure-)?candor\.session_token=/.test(request.headers.get("cookie") ?? "");
+  return /(?:^|;\s*)(?:__Host-)?candor\.session_token=/.test(request.headers.get("cookie") ?? "");
 }
 
 export async function loadAccount(request: Request): Promise<AccountUser | null> {

@@ -22,7 +22,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     (await rateLimitOrNull("passwordReset", context.get(clientContext).ipKey)) ??
     (await rateLimitOrNull("passwordReset", hashIdentifier(serverSecret(), "email", parsed.data.email)));
   if (limited) return limited;
-  await requestPasswordReset(auth(), parsed.data.email);
+  requestPasswordReset(auth(), parsed.data.email);
   return { sent: accountMessages.resetSent };
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
+import { nameSkeleton } from "#app/lib/names.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import type { Database, NewCompany, NewCompanyReview, NewManager, NewManagerReview } from "#app/db/schema.ts";
 
@@ -16,6 +17,7 @@ export async function insertCompany(db: Db, fields: Partial<NewCompany> & { name
     .insertInto("companies")
     .values({
       folded_name: fold(fields.name),
+      name_skeleton: nameSkeleton(fields.name),
       country: "DE",
       state: "Bavaria",
       city: "Munich",
@@ -83,6 +85,7 @@ export async function insertManager(
     .insertInto("managers")
     .values({
       folded_name: fold(`${fields.first_name} ${fields.last_name}`),
+      name_skeleton: nameSkeleton(`${fields.first_name} ${fields.last_name}`),
       country: "DE",
       state: "Bavaria",
       city: "Munich",

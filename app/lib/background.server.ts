@@ -1,0 +1,24 @@
+import { logger } from "./logger.server.ts";
+
+/**
+ * Work that must never delay or shape an answer, such as a password reset, whose mail (and whether there is one)
+ * would otherwise show in the answer's timing. A task starts after the current turn of the event loop, so the
+ * answer is on its way first; a failure is logged, never answered. Shutdown waits for what is still running.
+ */
+const running = new Set<Promise<void>>();
+
+export function runInBackground(what: string, task: () => Promise<unknown>): void {
+  const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(task)
+    .then(
+      () => undefined,
+      (error: unknown) => logger.error({ err: error, task: what }, "background task failed"),
+    )
+    .finally(() => running.delete(done));
+  running.add(done);
+}
+
+/** Resolves once every task started so far, and any they started, has finished. */
+export async function backgroundSettled(): Promise<void> {
+  while (running.size > 0) await Promise.all([...running]);
+}

