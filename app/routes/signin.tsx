@@ -7,11 +7,11 @@ import { auth } from "#app/lib/auth.server.ts";
 import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
 import { field, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { paths } from "#app/lib/paths.ts";
+import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { reset } from "#app/lib/rate-limit.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
-import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
+import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);

@@ -6,8 +6,8 @@ import { auth } from "#app/lib/auth.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
 import { field, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { paths } from "#app/lib/paths.ts";
-import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
+import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
+import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
 
 /** The second step of signing in, for accounts with two-factor authentication on. */
 export function loader({ context, request }: Route.LoaderArgs) {

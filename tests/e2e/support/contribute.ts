@@ -1,5 +1,7 @@
 import type { BrowserContext, Page } from "playwright-core";
+import type { companyKeys } from "#app/domain/contribution-input.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { companyTags, maxTagsPerReview } from "#app/lib/tags.ts";
 import { sameOrigin, type Visitor } from "./http.ts";
 
 /** The fields of a company as the add forms name them (spec section 3). */
@@ -33,6 +35,34 @@ export type ReviewDraft = {
   /** Company reviews only: YYYY-MM-DD. */
   layoffs?: string;
 };
+
+const fourBytes = "\u{1F600}"; // one character, four bytes of UTF-8, twelve once form-encoded
+const longest = (length: number) => fourBytes.repeat(length);
+
+/**
+ * The largest body a person can legitimately send: a company added together with its review, every text at the
+ * longest the forms take, typed in 4-byte characters; the web addresses 2,000 characters long (the longest that
+ * browsers and servers reliably keep); the longest tags.
+ */
+export function largestLegitimateForm(): URLSearchParams {
+  const texts: Record<(typeof companyKeys)[number], string> = {
+    name: longest(200),
+    country: "US",
+    state: longest(100),
+    city: longest(100),
+    website: `https://example.com/${"a".repeat(2000 - 20)}`,
+    glassdoor_url: `https://example.com/${"a".repeat(2000 - 20)}`,
+    industry: longest(100),
+  };
+  const form = new URLSearchParams(texts);
+  for (const key of companyCriteria) form.append(key, "5");
+  for (const key of companyYesNo) form.append(key, "Yes");
+  const tags = [...companyTags].sort((a, b) => b.length - a.length).slice(0, maxTagsPerReview);
+  for (const tag of tags) form.append("tags", tag);
+  form.append("review_text", longest(5000));
+  form.append("recent_layoffs", "2024-02-29");
+  return form;
+}
 
 let drafted = 0;
 

@@ -13,6 +13,8 @@ export type Engine = "sqlite" | "postgres";
 export type RunningServer = {
   engine: Engine;
   baseURL: string;
+  /** The server's process id, e.g. to read its memory from /proc. */
+  pid: number;
   databaseUrl: string;
   /** Where the mailer writes its .eml files (no SMTP_URL is set), for tests to read. */
   outboxDir: string;
@@ -132,6 +134,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
   return {
     engine,
     baseURL,
+    pid: child.pid!,
     databaseUrl: database.url,
     outboxDir: path.resolve(root, env.OUTBOX_DIR!),
     output,
