@@ -10,6 +10,7 @@ import {
   ServerRouter,
 } from "react-router";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
+import { isBodyTooLarge } from "#app/lib/api-request.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { cspNonceContext, databaseUnavailableContext } from "#app/lib/request-context.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
@@ -22,6 +23,8 @@ export const streamTimeout = 5_000;
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted || error instanceof Response) return;
+  // A body the server cut off at its size limit: the 413 has been answered already.
+  if (isBodyTooLarge(error)) return;
   // React Router's own 4xx (an unknown address, a method the route does not take) is the client's mistake.
   if (isRouteErrorResponse(error) && error.status < 500) return;
   if (isDatabaseUnavailable(error)) {

@@ -16,6 +16,8 @@ import { logger } from "#app/lib/logger.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { cspNonceContext } from "#app/lib/request-context.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
+import { isBodyTooLarge } from "#app/lib/api-request.server.ts";
+import { limitBodySize } from "./body-limit.ts";
 import { createPageCache } from "./page-cache.ts";
 import { requireSameOrigin } from "./same-origin.ts";
 
@@ -138,6 +140,8 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     app.use((req, res, next) => (topLevel.has(req.path) ? serveTopLevel(req, res, next) : next()));
   }
 
+  // Before anything that could read a body, or answer without reading it (which would leave node draining it).
+  app.use(limitBodySize());
   app.use(requireSameOrigin);
 
   app.get("/healthz", async (_req, res) => {
@@ -169,6 +173,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   );
 
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    if (isBodyTooLarge(error)) return; // answered 413 already, by limitBodySize
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: error, requestId: res.locals.requestId }, "request while the database is unavailable");
       if (res.headersSent) return;

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
+import { refuseRequest } from "./refusal.ts";
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -24,14 +25,5 @@ export function requireSameOrigin(req: Request, res: Response, next: NextFunctio
 }
 
 function refuse(req: Request, res: Response): void {
-  const detail = "Cross-site request refused.";
-  res.status(403).set("Cache-Control", "no-store");
-  // The JSON API answers every error as RFC 9457 problem details, as its OpenAPI document says.
-  if (req.path.startsWith("/api/")) {
-    res
-      .type("application/problem+json")
-      .send(JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, detail }));
-  } else {
-    res.type("text/plain").send(detail);
-  }
+  refuseRequest(req, res, 403, "Cross-site request refused.");
 }

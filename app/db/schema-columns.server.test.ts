@@ -55,6 +55,7 @@ const committedColumns: Record<string, string[]> = {
     "again_yes",
     "recommend_yes",
     "latest_has_oncall",
+    "name_skeleton",
   ],
   company_reviews: [
     "id",
@@ -135,6 +136,7 @@ const committedColumns: Record<string, string[]> = {
     "communication_yes",
     "gives_credit_yes",
     "again_yes",
+    "name_skeleton",
   ],
   review_receipts: ["receipt"],
   sessions: ["id", "expiresAt", "token", "createdAt", "updatedAt", "ipAddress", "userAgent", "userId"],

@@ -8,6 +8,7 @@ import { clientContext } from "./client.server.ts";
 import { logger } from "./logger.server.ts";
 import { contributionMessages } from "./messages.ts";
 import { problem } from "./problem.server.ts";
+import { isBodyTooLarge } from "./api-request.server.ts";
 import { consumeApi, RateLimitedError, type RateLimitState } from "./rate-limit.server.ts";
 import { accountContext } from "./session.server.ts";
 
@@ -47,6 +48,8 @@ export function apiFailure(error: unknown): Response {
     return problem(400, errors.map((entry) => `${entry.field}: ${entry.message}`).join("; "), { errors });
   }
   if (error instanceof Response) return error;
+  // The server cut the body off at its size limit and has answered 413 already; this answer goes nowhere.
+  if (isBodyTooLarge(error)) return problem(413, contributionMessages.somethingWrong);
   if (isDatabaseUnavailable(error)) {
     logger.warn({ err: error }, "API request while the database is unavailable");
     return problem(503, contributionMessages.unavailable, {}, { headers: retryAfter });

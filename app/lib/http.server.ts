@@ -1,6 +1,12 @@
 import { data } from "react-router";
 import type { z } from "zod";
-import { consume, type RateLimitName, RateLimitedError } from "./rate-limit.server.ts";
+import {
+  beginPasswordAttempt,
+  consume,
+  type PasswordAttempt,
+  type RateLimitName,
+  RateLimitedError,
+} from "./rate-limit.server.ts";
 
 /** What a form action answers on bad input: a message for the form and one per field, as in the spec's message box. */
 export type FormFailure = {
@@ -37,12 +43,39 @@ export function retryAfterOf(actionHeaders: Headers): Headers {
 
 /** Counts an attempt; once the limit is spent, answers 429 with Retry-After instead of running the action. */
 export async function rateLimitOrNull(name: RateLimitName, key: string) {
+  return limitedOrNull(() => consume(name, key));
+}
+
+/**
+ * Runs `count` (a rate-limit check that throws RateLimitedError once spent): null when it passes, else the 429
+ * answer with Retry-After.
+ */
+export async function limitedOrNull(count: () => Promise<unknown>) {
   try {
-    await consume(name, key);
+    await count();
     return null;
   } catch (error) {
-    if (!(error instanceof RateLimitedError)) throw error;
-    return formFailure({ formError: error.message }, 429, { "Retry-After": String(error.retryAfterSeconds) });
+    return refusalOf(error);
+  }
+}
+
+function refusalOf(error: unknown) {
+  if (!(error instanceof RateLimitedError)) throw error;
+  return formFailure({ formError: error.message }, 429, { "Retry-After": String(error.retryAfterSeconds) });
+}
+
+/**
+ * Counts a password (or code) check before it runs (beginPasswordAttempt): either the attempt, to be told of a
+ * success, or the 429 answer once a limit is spent.
+ */
+export async function passwordAttemptOr429(
+  ipKey: string,
+  accountKey: string | null,
+): Promise<{ attempt: PasswordAttempt; refused: null } | { attempt: null; refused: ReturnType<typeof refusalOf> }> {
+  try {
+    return { attempt: await beginPasswordAttempt(ipKey, accountKey), refused: null };
+  } catch (error) {
+    return { attempt: null, refused: refusalOf(error) };
   }
 }
 

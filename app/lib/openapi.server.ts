@@ -72,7 +72,7 @@ const bearer = [{ bearerAuth: [] }, { sessionCookie: [] }];
 /** What every POST may answer about its body and origin. */
 const bodyErrors = {
   "403": problemResponse("Cross-site request refused"),
-  "413": problemResponse("Body larger than 64 KiB"),
+  "413": problemResponse("Body larger than 96 KiB"),
   "415": problemResponse("Body is not JSON or form data"),
 };
 

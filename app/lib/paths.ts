@@ -1,5 +1,30 @@
 /** Every URL of the site is built here, so no component assembles a link by hand. */
 
+// Any control character (C0, DEL, C1), format character (zero-width, bidi), space or separator, and the backslash:
+// browsers drop or rewrite these while parsing a Location ("/\t/evil.example" is read as "//evil.example"), and a
+// header cannot carry most of them at all.
+const unsafeInRedirect = /[\p{Cc}\p{Cf}\p{Z}\s\\]/u;
+const thisSite = "http://candor.invalid";
+
+/**
+ * The one sanitiser of every "come back here afterwards" target: only a path of this site passes, returned in the
+ * URL parser's serialisation (percent-encoded, safe as a Location header); anything else gives `fallback`. A target
+ * holding a character that a browser would strip or rewrite is refused rather than cleaned, as no link of the site
+ * contains one.
+ */
+export function safeRedirectTarget(target: unknown, fallback: string): string {
+  if (typeof target !== "string" || !target.startsWith("/") || target.startsWith("//")) return fallback;
+  if (unsafeInRedirect.test(target)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(target, thisSite);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== thisSite) return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
 export type SearchKind = "company" | "manager";
 
 function withQuery(path: string, query: Record<string, string | number | null | undefined>): string {

@@ -29,11 +29,16 @@ export function problem(
   extra: Omit<Partial<Problem>, "status" | "detail"> = {},
   init: ResponseInit = {},
 ): Response {
-  const body: Problem = { type: "about:blank", title: titles[status] ?? "Error", status, detail, ...extra };
   const headers = new Headers(init.headers);
   headers.set("Content-Type", "application/problem+json");
   headers.set("Cache-Control", "no-store");
-  return new Response(JSON.stringify(body), { ...init, status, headers });
+  return new Response(problemBody(status, detail, extra), { ...init, status, headers });
+}
+
+/** The JSON text of a problem, for answers written outside React Router. */
+export function problemBody(status: number, detail: string, extra: Omit<Partial<Problem>, "status" | "detail"> = {}) {
+  const body: Problem = { type: "about:blank", title: titles[status] ?? "Error", status, detail, ...extra };
+  return JSON.stringify(body);
 }
 
 export function json(body: unknown, init: ResponseInit = {}): Response {

@@ -31,14 +31,6 @@ export function requireAnonymous(context: Readonly<RouterContextProvider>): void
   if (context.get(accountContext)) throw redirect(paths.home());
 }
 
-/** Only same-site paths are followed after sign-in, never another site (open redirect). */
-export function safeRedirectTarget(target: FormDataEntryValue | string | null | undefined, fallback: string): string {
-  if (typeof target !== "string" || !target.startsWith("/") || target.startsWith("//") || target.includes("\\")) {
-    return fallback;
-  }
-  return target;
-}
-
 // Toasts survive the redirect after a form in a short-lived cookie, read once by the next page.
 const toastCookie = "candor_toast";
 export type ToastKind = keyof typeof toastTexts;

@@ -16,10 +16,11 @@ import {
   verifyTotp,
 } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { accountKey, clientContext } from "#app/lib/client.server.ts";
+import { field, fieldErrorsOf, passwordAttemptOr429, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
 import { requireAccount, setToast } from "#app/lib/session.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
@@ -53,6 +54,28 @@ function outcome(value: Outcome, status = 200, headers?: HeadersInit) {
   return data(value, { status, headers });
 }
 
+/**
+ * Counts a re-entry of the account's password under the same limits as signing in (a stolen session must not become
+ * a way to guess the password): the attempt, or the 429 answer.
+ */
+async function passwordReentry(
+  context: Route.ActionArgs["context"],
+  email: string,
+  intent: Intent,
+  input: "password" | "currentPassword" = "password",
+) {
+  const { attempt, refused } = await passwordAttemptOr429(
+    context.get(clientContext).ipKey,
+    accountKey(serverSecret(), email),
+  );
+  if (refused)
+    return {
+      attempt,
+      refused: outcome({ intent, fieldErrors: { [input]: refused.data.formError ?? "" } }, 429, refused.init?.headers),
+    };
+  return { attempt, refused };
+}
+
 export async function action({ context, request }: Route.ActionArgs) {
   const account = requireAccount(context, request);
   const form = await request.formData();
@@ -77,16 +100,22 @@ export async function action({ context, request }: Route.ActionArgs) {
         newPassword: field(form, "newPassword"),
       });
       if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
+      const { attempt, refused } = await passwordReentry(context, account.email, intent, "currentPassword");
+      if (refused) return refused;
       const result = await changePassword(auth(), parsed.data, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { currentPassword: result.message } }, result.status);
+      await attempt.succeeded();
       // better-auth re-issues this session's cookie: without it, this browser would be signed out too.
       return outcome({ intent, success: accountMessages.passwordChanged }, 200, result.headers);
     }
     case "enable-2fa": {
       const parsed = passwordSchema.safeParse({ password: field(form, "password") });
       if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
+      const { attempt, refused } = await passwordReentry(context, account.email, intent);
+      if (refused) return refused;
       const result = await startTwoFactor(auth(), parsed.data.password, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
+      await attempt.succeeded();
       const secret = new URL(result.value.totpURI).searchParams.get("secret") ?? "";
       return outcome({
         intent,
@@ -107,8 +136,11 @@ export async function action({ context, request }: Route.ActionArgs) {
     case "disable-2fa": {
       const parsed = passwordSchema.safeParse({ password: field(form, "password") });
       if (!parsed.success) return outcome({ intent, fieldErrors: fieldErrorsOf(parsed.error) }, 400);
+      const { attempt, refused } = await passwordReentry(context, account.email, intent);
+      if (refused) return refused;
       const result = await disableTwoFactor(auth(), parsed.data.password, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
+      await attempt.succeeded();
       return outcome({ intent, success: accountMessages.twoFactorDisabled }, 200, result.headers);
     }
     case "sign-out-everywhere": {
@@ -124,8 +156,11 @@ export async function action({ context, request }: Route.ActionArgs) {
           400,
         );
       }
+      const { attempt, refused } = await passwordReentry(context, account.email, intent);
+      if (refused) return refused;
       const result = await deleteAccount(auth(), parsed.data.password, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
+      await attempt.succeeded();
       throw redirect(paths.home(), { headers: setToast(result.headers, "signed-out") });
     }
     default:

@@ -4,14 +4,13 @@ import type { Route } from "./+types/signin.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, signIn, signInSchema } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
-import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
-import { field, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { accountKey, clientContext } from "#app/lib/client.server.ts";
+import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { paths } from "#app/lib/paths.ts";
+import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
-import { reset } from "#app/lib/rate-limit.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
-import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
+import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);
@@ -31,11 +30,11 @@ export async function action({ context, request }: Route.ActionArgs) {
   requireAnonymous(context);
   const form = await request.formData();
   const email = field(form, "email").trim();
-  const { ipKey } = context.get(clientContext);
-  const limited =
-    (await rateLimitOrNull("signIn", ipKey)) ??
-    (await rateLimitOrNull("signInAccount", hashIdentifier(serverSecret(), "email", email.toLowerCase())));
-  if (limited) return limited;
+  const { attempt, refused } = await passwordAttemptOr429(
+    context.get(clientContext).ipKey,
+    accountKey(serverSecret(), email),
+  );
+  if (refused) return refused;
 
   const parsed = signInSchema.safeParse({ email, password: field(form, "password") });
   if (!parsed.success)
@@ -44,7 +43,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (!result.ok)
     return formFailure({ formError: result.message, fieldErrors: { email, password: "" } }, result.status);
 
-  await reset("signIn", ipKey);
+  await attempt.succeeded();
   const target = safeRedirectTarget(form.get("redirectTo"), paths.search());
   if (result.value.twoFactor) throw redirect(paths.twoFactor(target), { headers: result.headers });
   throw redirect(target, { headers: setToast(result.headers, "signed-in") });

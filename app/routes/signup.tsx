@@ -5,10 +5,11 @@ import { signUp, signUpSchema } from "#app/domain/accounts.server.ts";
 import { minPasswordLength } from "#app/domain/password-policy.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { field, fieldErrorsOf, formFailure, limitedOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { paths } from "#app/lib/paths.ts";
-import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
+import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
+import { consumeSignUp } from "#app/lib/rate-limit.server.ts";
+import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);
@@ -26,7 +27,8 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   requireAnonymous(context);
   const form = await request.formData();
-  const limited = await rateLimitOrNull("signUp", context.get(clientContext).ipKey);
+  const ipKey = context.get(clientContext).ipKey;
+  const limited = await limitedOrNull(() => consumeSignUp(ipKey));
   if (limited) return limited;
   const parsed = signUpSchema.safeParse({ email: field(form, "email"), password: field(form, "password") });
   if (!parsed.success) {

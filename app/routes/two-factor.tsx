@@ -4,10 +4,10 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, codeSchema, verifyBackupCode, verifyTotp } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { field, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { paths } from "#app/lib/paths.ts";
-import { requireAnonymous, safeRedirectTarget, setToast } from "#app/lib/session.server.ts";
+import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
+import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
 
 /** The second step of signing in, for accounts with two-factor authentication on. */
 export function loader({ context, request }: Route.LoaderArgs) {
@@ -23,8 +23,9 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   requireAnonymous(context);
   const form = await request.formData();
-  const limited = await rateLimitOrNull("signIn", context.get(clientContext).ipKey);
-  if (limited) return limited;
+  // The account is not known before the code is checked: the address's limit counts the codes.
+  const { attempt, refused } = await passwordAttemptOr429(context.get(clientContext).ipKey, null);
+  if (refused) return refused;
   const parsed = codeSchema.safeParse({ code: field(form, "code"), trustDevice: form.get("trustDevice") ?? undefined });
   if (!parsed.success) return formFailure({ formError: accountMessages.codeInvalid, fieldErrors: { code: "" } });
   const useBackupCode = field(form, "method") === "backup";
@@ -36,6 +37,7 @@ export async function action({ context, request }: Route.ActionArgs) {
         request.headers,
       );
   if (!result.ok) return formFailure({ formError: result.message, fieldErrors: { code: "" } }, result.status);
+  await attempt.succeeded();
   throw redirect(safeRedirectTarget(form.get("redirectTo"), paths.search()), {
     headers: setToast(result.headers, "signed-in"),
   });

@@ -100,9 +100,10 @@ describe("rate limits", () => {
     await assertLimited(await new Visitor(proxied.baseURL, newClientIp()).signIn(email, password), duration);
   });
 
-  it("counts sign-up attempts, refused ones too, and answers the 6th within an hour with 429", async () => {
+  it("counts sign-up attempts, refused ones too, and answers the 6th within 10 minutes with 429", async () => {
     const { points, duration } = rateLimits.signUp;
     assert.equal(points, 5);
+    assert.equal(duration, 10 * 60);
     const person = new Visitor(proxied.baseURL, newClientIp());
     for (let attempt = 1; attempt <= points; attempt += 1) {
       const response = await person.post(paths.signUp(), { email: newEmail(), password: "password" });
@@ -166,5 +167,126 @@ describe("rate limits", () => {
       assert.equal(await status(person.post(paths.twoFactor(), { code: "123456" })), 401, `attempt ${attempt}`);
     }
     await assertLimited(await person.post(paths.twoFactor(), { code: "654321" }), signInWindow);
+  });
+
+  it("does not let successes on one's own account reset the count of guesses (a success after every 8)", async () => {
+    const victim = await accountOn(proxied);
+    const own = await accountOn(proxied);
+    const attacker = new Visitor(proxied.baseURL, newClientIp());
+    let failures = 0;
+    let refusedAt: number | undefined;
+    for (let round = 0; round < 5 && refusedAt === undefined; round += 1) {
+      for (let guess = 0; guess < 8; guess += 1) {
+        const answer = await status(attacker.signIn(victim, `guess ${round}.${guess}`));
+        if (answer === 429) {
+          refusedAt = failures + 1;
+          break;
+        }
+        assert.equal(answer, 401);
+        failures += 1;
+      }
+      // Signing in to one's own account (and out again, to be a stranger for the next round).
+      const login = await status(attacker.signIn(own, password));
+      if (login === 429) refusedAt ??= failures + 1;
+      else attacker.cookies.clear();
+    }
+    assert.equal(failures, rateLimits.signIn.points, "wrong guesses answered before the limit");
+    assert.equal(refusedAt, rateLimits.signIn.points + 1);
+  });
+
+  it("never lets guesses from elsewhere lock the owner out of their usual network", async () => {
+    const { points } = rateLimits.signInAccount;
+    const email = await accountOn(proxied);
+    const owner = new Visitor(proxied.baseURL, newClientIp());
+    assert.equal(await status(owner.signIn(email, password)), 302);
+    owner.cookies.clear();
+    // A botnet, one guess per address, twice the account's limit; then an attacker at one address until refused.
+    for (let attempt = 1; attempt <= 2 * points; attempt += 1) {
+      await status(new Visitor(proxied.baseURL, newClientIp()).signIn(email, `guess ${attempt}`));
+    }
+    const attacker = new Visitor(proxied.baseURL, newClientIp());
+    for (let attempt = 1; attempt <= rateLimits.signIn.points + 1; attempt += 1) {
+      await status(attacker.signIn(email, `guess ${attempt}`));
+    }
+    await assertLimited(await attacker.signIn(email, password), rateLimits.signIn.duration);
+    await assertLimited(
+      await new Visitor(proxied.baseURL, newClientIp()).signIn(email, password),
+      rateLimits.signInAccount.duration,
+    );
+    // The owner, from the network they signed in from before, after a typo of their own.
+    assert.equal(await status(owner.signIn(email, "a typo of the owner")), 401);
+    assert.equal(await status(owner.signIn(email, password)), 302);
+  });
+
+  for (const { intent, fields } of [
+    {
+      intent: "change-password",
+      fields: (guess: string) => ({ currentPassword: guess, newPassword: `${password} 2` }),
+    },
+    { intent: "enable-2fa", fields: (guess: string) => ({ password: guess }) },
+    { intent: "delete-account", fields: (guess: string) => ({ password: guess, confirm: "yes" }) },
+  ]) {
+    it(`limits password guesses through the account page (${intent}), with a stolen session`, async () => {
+      const email = newEmail();
+      const thief = new Visitor(proxied.baseURL, newClientIp());
+      await thief.signUp(email, password);
+      const answers: number[] = [];
+      for (let attempt = 1; attempt <= 30; attempt += 1) {
+        answers.push(await status(thief.post(paths.account(), { intent, ...fields(`guess ${attempt}`) })));
+      }
+      const firstRefused = answers.indexOf(429) + 1;
+      assert.equal(firstRefused, rateLimits.signIn.points + 1, `answers: ${answers.join(" ")}`);
+      assert.ok(answers.slice(firstRefused - 1).every((answer) => answer === 429));
+      // The right password is refused too, once the limit is spent.
+      const page = await assertLimited(
+        await thief.post(paths.account(), { intent, ...fields(password) }),
+        rateLimits.signIn.duration,
+      );
+      assert.match(page, /Too many attempts\. Try again in \d+ minutes?\./);
+      // The sign-in form counts in the same buckets.
+      await assertLimited(
+        await new Visitor(proxied.baseURL, thief.ip).signIn(email, password),
+        rateLimits.signIn.duration,
+      );
+    });
+  }
+});
+
+describe("redirect after sign-in", () => {
+  const offSite = [
+    "/\t/evil.example",
+    "/\n/evil.example",
+    "/\r\n/evil.example",
+    "/\u3000/evil.example",
+    "/\\evil.example",
+  ];
+
+  for (const path of [paths.signIn(), paths.signUp()]) {
+    it(`answers ${path} with redirectTo holding a tab, a newline or U+3000 with a same-site Location and the cookie`, async () => {
+      const email = path === paths.signIn() ? await accountOn(proxied) : undefined;
+      for (const redirectTo of offSite) {
+        const person = new Visitor(proxied.baseURL, newClientIp());
+        const form = await person.get(`${path}?redirectTo=${encodeURIComponent(redirectTo)}`);
+        assert.equal(form.status, 200, JSON.stringify(redirectTo));
+        assert.match(await form.text(), /name="redirectTo" value=""/, "the form carries the target on");
+        const answer = await person.post(path, { email: email ?? newEmail(), password, redirectTo });
+        await answer.body?.cancel();
+        assert.equal(answer.status, 302, JSON.stringify(redirectTo));
+        assert.equal(answer.headers.get("location"), paths.search(), JSON.stringify(redirectTo));
+        assert.ok(
+          answer.headers.getSetCookie().some((cookie) => /candor\.session_token=[^;]+/.test(cookie)),
+          `${JSON.stringify(redirectTo)}: no session cookie`,
+        );
+      }
+    });
+  }
+
+  it("keeps a same-site target, query included", async () => {
+    const email = await accountOn(proxied);
+    const person = new Visitor(proxied.baseURL, newClientIp());
+    const target = paths.reviewCompany(7);
+    const answer = await person.post(paths.signIn(), { email, password, redirectTo: target });
+    await answer.body?.cancel();
+    assert.equal(answer.headers.get("location"), target);
   });
 });

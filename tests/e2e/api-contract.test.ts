@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { maxBodyBytes } from "#app/lib/api-request.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import {
   type Account,
@@ -462,8 +463,8 @@ describe("authenticated writes", () => {
     }
   });
 
-  it("refuses bodies over 64 KiB (413), of another type (415) and that are not JSON (400)", async () => {
-    const huge = JSON.stringify(companyReview({ review_text: "x".repeat(70 * 1024) }));
+  it("refuses bodies over maxBodyBytes (413), of another type (415) and that are not JSON (400)", async () => {
+    const huge = JSON.stringify(companyReview({ review_text: "x".repeat(maxBodyBytes + 1024) }));
     const writes = [
       "/api/v1/companies",
       `/api/v1/companies/${demo.company.id}/reviews`,
@@ -480,7 +481,7 @@ describe("authenticated writes", () => {
       // The same without Content-Length (chunked): the limit holds while reading.
       const chunks = new ReadableStream<Uint8Array>({
         start(controller) {
-          for (let index = 0; index < 20; index += 1)
+          for (let index = 0; index < maxBodyBytes / 4096; index += 1)
             controller.enqueue(new TextEncoder().encode("x".repeat(8 * 1024)));
           controller.close();
         },

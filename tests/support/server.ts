@@ -155,6 +155,8 @@ export async function cleanUp(server: ServerProcess | undefined, database: Throw
 export type RunningServer = {
   engine: Engine;
   baseURL: string;
+  /** The server's process id, e.g. to read its memory from /proc. */
+  pid: number;
   databaseUrl: string;
   /** Where the mailer writes its .eml files (no SMTP_URL is set), for tests to read. */
   outboxDir: string;
@@ -187,6 +189,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
   return {
     engine,
     baseURL,
+    pid: server.child.pid!,
     databaseUrl: database.url,
     outboxDir: path.join(database.dir, "outbox"),
     output: server.log,

@@ -1,5 +1,8 @@
 import type { BrowserContext, Page } from "playwright-core";
+import type { companyKeys } from "#app/domain/contribution-input.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { fieldLengths, maxTagsPerReview, reviewTextLength } from "#app/lib/limits.ts";
+import { companyTags } from "#app/lib/tags.ts";
 import { sameOrigin, type Visitor } from "./http.ts";
 
 /** The fields of a company as the add forms name them  */
@@ -33,6 +36,34 @@ export type ReviewDraft = {
   /** Company reviews only: YYYY-MM-DD. */
   layoffs?: string;
 };
+
+const fourBytes = "\u{1F600}"; // one character, four bytes of UTF-8, twelve once form-encoded
+const longest = (length: number) => fourBytes.repeat(length);
+
+/**
+ * The largest body a person can legitimately send: a company added together with its review, every text at the
+ * longest the forms take (app/lib/limits.ts), typed in 4-byte characters; the web addresses at their longest; the
+ * longest tags.
+ */
+export function largestLegitimateForm(): URLSearchParams {
+  const texts: Record<(typeof companyKeys)[number], string> = {
+    name: longest(fieldLengths.name),
+    country: "US",
+    state: longest(fieldLengths.state),
+    city: longest(fieldLengths.city),
+    website: `https://example.com/${"a".repeat(fieldLengths.website - 20)}`,
+    glassdoor_url: `https://example.com/${"a".repeat(fieldLengths.glassdoor_url - 20)}`,
+    industry: longest(fieldLengths.industry),
+  };
+  const form = new URLSearchParams(texts);
+  for (const key of companyCriteria) form.append(key, "5");
+  for (const key of companyYesNo) form.append(key, "Yes");
+  const tags = [...companyTags].sort((a, b) => b.length - a.length).slice(0, maxTagsPerReview);
+  for (const tag of tags) form.append("tags", tag);
+  form.append("review_text", longest(reviewTextLength.max));
+  form.append("recent_layoffs", "2024-02-29");
+  return form;
+}
 
 let drafted = 0;
 

@@ -5,9 +5,9 @@ import { passwordGrant, refreshTokenPair } from "#app/domain/api-tokens.server.t
 import { readBody } from "#app/lib/api-request.server.ts";
 import { apiFailure } from "#app/lib/api.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
-import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
+import { accountKey, clientContext } from "#app/lib/client.server.ts";
 import { json, problem } from "#app/lib/problem.server.ts";
-import { consume } from "#app/lib/rate-limit.server.ts";
+import { beginPasswordAttempt, consume } from "#app/lib/rate-limit.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
 
 const grantSchema = z.discriminatedUnion("grant_type", [
@@ -46,8 +46,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       }
       return json(outcome.pair);
     }
-    await consume("signIn", ipKey);
-    await consume("signInAccount", hashIdentifier(serverSecret(), "email", body.data.email.toLowerCase()));
+    const attempt = await beginPasswordAttempt(ipKey, accountKey(serverSecret(), body.data.email));
     const grant = await passwordGrant(
       auth(),
       database().db,
@@ -55,6 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       new Headers(),
     );
     if (!grant.ok) return problem(401, grant.message, { code: grant.reason });
+    await attempt.succeeded();
     return json(grant.pair);
   } catch (error) {
     return apiFailure(error);

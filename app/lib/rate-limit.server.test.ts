@@ -1,0 +1,103 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beginPasswordAttempt, consumeSignUp, RateLimitedError, rateLimits } from "./rate-limit.server.ts";
+
+let unique = 0;
+const newKey = (label: string) => `${label}-${(unique += 1)}`;
+
+async function refused(attempt: Promise<unknown>): Promise<boolean> {
+  try {
+    await attempt;
+    return false;
+  } catch (error) {
+    if (error instanceof RateLimitedError) return true;
+    throw error;
+  }
+}
+
+/** One wrong password: the attempt is counted and never told of a success. */
+const guess = (ip: string, account: string | null) => refused(beginPasswordAttempt(ip, account));
+
+describe("password attempts", () => {
+  it("does not let successes on one's own account buy guesses on another (success after every 8 failures)", async () => {
+    const attacker = newKey("ip");
+    const [victim, own] = [newKey("victim"), newKey("own")];
+    let failures = 0;
+    for (let round = 0; round < 10; round += 1) {
+      for (let index = 0; index < 8; index += 1) {
+        if (await guess(attacker, victim)) break;
+        failures += 1;
+      }
+      const login = beginPasswordAttempt(attacker, own).then((attempt) => attempt.succeeded());
+      if (await refused(login)) break;
+    }
+    expect(failures).toBe(rateLimits.signIn.points);
+  });
+
+  it("never locks the owner out of their usual network, whatever is guessed from elsewhere", async () => {
+    const [owner, account] = [newKey("home"), newKey("account")];
+    await (await beginPasswordAttempt(owner, account)).succeeded();
+    // The store's timers run: what it remembers must outlast them.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A botnet: one guess from each of many addresses, far beyond the account's limit.
+    let botnetRefused = 0;
+    for (let index = 0; index < rateLimits.signInAccount.points * 3; index += 1) {
+      if (await guess(newKey("bot"), account)) botnetRefused += 1;
+    }
+    expect(botnetRefused).toBe(rateLimits.signInAccount.points * 2);
+    // The owner, from home, with the right password.
+    const attempt = await beginPasswordAttempt(owner, account);
+    await attempt.succeeded();
+    // ... and even after a few typos of their own.
+    for (let index = 0; index < 3; index += 1) expect(await guess(owner, account)).toBe(false);
+    await (await beginPasswordAttempt(owner, account)).succeeded();
+  });
+
+  it("limits one account from one address, and a success elsewhere never clears the address's count", async () => {
+    const [ip, account, other] = [newKey("ip"), newKey("account"), newKey("other")];
+    for (let index = 0; index < 4; index += 1) expect(await guess(ip, account)).toBe(false);
+    await (await beginPasswordAttempt(ip, other)).succeeded();
+    // The address still carries its 4 failures: 6 more and it is refused, for every account.
+    for (let index = 0; index < 6; index += 1) expect(await guess(ip, account)).toBe(false);
+    expect(await guess(ip, newKey("third"))).toBe(true);
+  });
+
+  it("counts attempts before they are checked, so parallel guesses cannot overrun a limit", async () => {
+    const [ip, account] = [newKey("ip"), newKey("account")];
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => guess(ip, account)));
+    expect(outcomes.filter((wasRefused) => !wasRefused)).toHaveLength(rateLimits.signIn.points);
+  });
+});
+
+describe("sign-ups", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    vi.setSystemTime(new Date("2026-03-02T09:00:00Z"));
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("lets ten colleagues behind one office address sign up over an hour", async () => {
+    const office = newKey("office");
+    for (let colleague = 1; colleague <= 10; colleague += 1) {
+      expect(await refused(consumeSignUp(office)), `colleague ${colleague}`).toBe(false);
+      vi.advanceTimersByTime(6 * 60 * 1000);
+    }
+  });
+
+  it("stops a burst from one address, and a slow drip at the daily ceiling", async () => {
+    const script = newKey("script");
+    for (let index = 0; index < rateLimits.signUp.points; index += 1) {
+      expect(await refused(consumeSignUp(script))).toBe(false);
+    }
+    expect(await refused(consumeSignUp(script))).toBe(true);
+
+    const drip = newKey("drip");
+    let accepted = 0;
+    for (let minute = 0; minute < 24 * 60; minute += 3) {
+      if (!(await refused(consumeSignUp(drip)))) accepted += 1;
+      vi.advanceTimersByTime(3 * 60 * 1000);
+    }
+    expect(accepted).toBe(rateLimits.signUpDaily.points);
+  });
+});

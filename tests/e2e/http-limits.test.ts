@@ -1,0 +1,221 @@
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { after, describe, it } from "node:test";
+import { maxBodyBytes } from "#app/lib/api-request.server.ts";
+import { paths } from "#app/lib/paths.ts";
+import { largestLegitimateForm } from "./support/contribute.ts";
+import { newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
+import { startServer } from "../support/server.ts";
+
+// The HTTP layer does not depend on the database engine: one SQLite server serves every case.
+const server = await startServer("sqlite", { env: { DEMO_DATA: "never", TRUSTED_PROXIES: "127.0.0.1" } });
+
+after(async () => {
+  assert.equal(await server.stop(), 0, `the server did not shut down cleanly on SIGTERM:\n${server.output()}`);
+  assert.doesNotMatch(server.output(), /"level":(50|60)/, "the server logged errors");
+});
+
+/** Every route that takes a body: the forms and the JSON API, plus an address no route answers. */
+const bodyRoutes = [
+  paths.signIn(),
+  paths.signUp(),
+  paths.twoFactor(),
+  paths.forgotPassword(),
+  paths.resetPassword(),
+  paths.account(),
+  paths.signOut(),
+  paths.feedback(),
+  paths.addCompany(),
+  paths.reviewCompany(1),
+  paths.addManager(1),
+  paths.addManagerAlone(),
+  paths.reviewManager(1),
+  "/api/v1/companies",
+  "/api/v1/auth/token",
+  "/no-such-page",
+];
+
+/**
+ * The routes that read a stranger's body before anything else. The others answer a stranger first (sign in, 401,
+ * 405) without reading the body: a chunked body, whose size is only known while it is read, is no concern there.
+ */
+const readByStrangers = [
+  paths.signIn(),
+  paths.signUp(),
+  paths.twoFactor(),
+  paths.forgotPassword(),
+  paths.resetPassword(),
+  paths.feedback(),
+  "/api/v1/auth/token",
+];
+
+const hundredMegabytes = 100 * 1024 * 1024;
+
+/** The server's resident memory in bytes, from /proc (Linux). */
+function residentBytes(): number {
+  const status = fs.readFileSync(`/proc/${server.pid}/status`, "utf8");
+  const kilobytes = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+  assert.ok(kilobytes, "no VmRSS in /proc/PID/status");
+  return Number(kilobytes) * 1024;
+}
+
+type Outcome = { status: number; sentBytes: number; ms: number; closedByServer: boolean };
+
+/**
+ * Posts a body of 100 MB, with its length declared or chunked, as fast as the server takes it; stops sending once the
+ * answer arrives, then waits for the server to close the connection (it must not keep reading what is left).
+ */
+async function postHundredMegabytes(path: string, declareLength: boolean): Promise<Outcome> {
+  const url = new URL(path, server.baseURL);
+  const started = performance.now();
+  const headers: Record<string, string | number> = {
+    "Content-Type": "application/x-www-form-urlencoded",
+    ...sameOrigin(server.baseURL),
+  };
+  if (declareLength) headers["Content-Length"] = hundredMegabytes;
+  const request = http.request(url, { method: "POST", headers, agent: false });
+  let answered = false;
+  let sentBytes = 0;
+  const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+    request.once("response", resolve);
+    // Writing after the server closed fails (EPIPE, ECONNRESET); that is only a failure without an answer first.
+    request.on("error", (error) => (answered ? undefined : reject(error)));
+  });
+  const chunk = Buffer.alloc(64 * 1024, "a");
+  const writable = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        request.off("drain", done);
+        request.off("close", done);
+        resolve();
+      };
+      request.on("drain", done);
+      request.on("close", done);
+    });
+  void (async () => {
+    while (!answered && sentBytes < hundredMegabytes && !request.destroyed) {
+      sentBytes += chunk.length;
+      if (!request.write(chunk)) await writable();
+    }
+    if (!answered && !request.destroyed) request.end();
+  })();
+  const answer = await response.finally(() => (answered = true));
+  const ms = performance.now() - started;
+  answer.resume();
+  const closed = await Promise.race([
+    once(request.socket!, "close").then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000)),
+  ]);
+  request.destroy();
+  return { status: answer.statusCode!, sentBytes, ms, closedByServer: closed };
+}
+
+describe("request body size", () => {
+  it("answers 100 MB bodies to every route with 413 at once, without reading them or growing", async () => {
+    // Warm up each route's path through the server first, so that what is measured is the bodies alone.
+    for (const path of bodyRoutes) await postHundredMegabytes(path, true);
+    for (const path of readByStrangers) await postHundredMegabytes(path, false);
+    const baseline = residentBytes();
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes())), 10);
+    try {
+      for (const path of bodyRoutes) {
+        for (const declareLength of readByStrangers.includes(path) ? [true, false] : [true]) {
+          const outcome = await postHundredMegabytes(path, declareLength);
+          const what = `${path} (${declareLength ? "Content-Length" : "chunked"})`;
+          assert.equal(outcome.status, 413, what);
+          assert.ok(outcome.ms < 10_000, `${what}: answered after ${Math.round(outcome.ms)} ms`);
+          assert.ok(outcome.closedByServer, `${what}: the server kept the connection open to read on`);
+          // Sent before the answer arrived: a few MB of socket buffers at most, never the 100 MB.
+          assert.ok(outcome.sentBytes < 32 * 1024 * 1024, `${what}: the server read ${outcome.sentBytes} bytes`);
+        }
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    const grownMiB = (peak - baseline) / 1024 / 1024;
+    assert.ok(grownMiB < 8, `the server's memory grew by ${grownMiB.toFixed(1)} MiB`);
+  });
+
+  it("takes the largest legitimate form", async () => {
+    const person = new Visitor(server.baseURL, newClientIp());
+    await person.signUp(newEmail(), "a long and private passphrase");
+    const form = largestLegitimateForm();
+    assert.ok(Buffer.byteLength(form.toString()) <= maxBodyBytes);
+    const response = await person.request(paths.addCompany(), {
+      method: "POST",
+      headers: sameOrigin(server.baseURL),
+      body: form,
+    });
+    await response.body?.cancel();
+    // Read and judged by the route (its review is over 5000 UTF-16 units, so the form answers 400), not refused.
+    assert.ok([302, 400].includes(response.status), `answered ${response.status}`);
+  });
+
+  it("answers a JSON API body over the limit as problem details", async () => {
+    const response = await fetch(new URL("/api/v1/companies", server.baseURL), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "x".repeat(maxBodyBytes) }),
+    });
+    assert.equal(response.status, 413);
+    assert.equal(response.headers.get("content-type"), "application/problem+json; charset=utf-8");
+    const problem = (await response.json()) as { status: number; detail: string };
+    assert.equal(problem.status, 413);
+    assert.equal(problem.detail, `The body may be at most ${maxBodyBytes} bytes.`);
+  });
+});
+
+/** Sends one GET on `socket` and reads its whole answer (Content-Length delimited); returns the head. */
+async function exchange(socket: net.Socket, path: string): Promise<string> {
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  let received = Buffer.alloc(0);
+  for (;;) {
+    const [chunk] = (await Promise.race([
+      once(socket, "data"),
+      once(socket, "close").then(() => {
+        throw new Error("other side closed");
+      }),
+    ])) as [Buffer];
+    received = Buffer.concat([received, chunk]);
+    const text = received.toString("latin1");
+    const end = text.indexOf("\r\n\r\n");
+    if (end === -1) continue;
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? 0);
+    if (received.length >= end + 4 + length) return text.slice(0, end);
+  }
+}
+
+describe("keep-alive", () => {
+  it("keeps an idle connection open well past the time it advertises, for clients that reuse it late", async () => {
+    // A client may reuse a connection until the advertised Keep-Alive timeout; one whose event loop stalls (a busy
+    // machine) does so later still. Each connection here is reused at or past the advertised boundary.
+    const latenessMs = [0, 1_000, 2_500];
+    const sockets = await Promise.all(
+      latenessMs.map(async () => {
+        const socket = net.connect(Number(new URL(server.baseURL).port), "127.0.0.1");
+        await once(socket, "connect");
+        return socket;
+      }),
+    );
+    try {
+      const heads = await Promise.all(sockets.map((socket) => exchange(socket, "/healthz")));
+      const advertised = heads.map((head) => Number(/\r\nkeep-alive: timeout=(\d+)/i.exec(head)?.[1]));
+      for (const seconds of advertised) assert.ok(seconds >= 1, `Keep-Alive: timeout=${seconds}`);
+      const idleSince = performance.now();
+      await Promise.all(
+        sockets.map(async (socket, index) => {
+          const reuseAt = advertised[index]! * 1000 + latenessMs[index]!;
+          await new Promise((resolve) => setTimeout(resolve, reuseAt - (performance.now() - idleSince)));
+          const head = await exchange(socket, "/healthz");
+          assert.match(head, /^HTTP\/1\.1 200 /, `reused ${reuseAt} ms after the last answer`);
+        }),
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+});
