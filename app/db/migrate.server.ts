@@ -5,6 +5,7 @@ import * as initial from "./migrations/0001-initial.ts";
 import * as accounts from "./migrations/0002-accounts.ts";
 import * as apiTokens from "./migrations/0003-api-tokens.ts";
 import * as nameSearch from "./migrations/0004-name-search.ts";
+import * as publicationQueue from "./migrations/0005-publication-queue.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "0002-accounts": accounts,
   "0003-api-tokens": apiTokens,
   "0004-name-search": nameSearch,
+  "0005-publication-queue": publicationQueue,
 };
 
 /**

@@ -5,6 +5,8 @@ import path from "node:path";
 import pg from "pg";
 import { afterEach, beforeEach, describe } from "vitest";
 import { type DatabaseHandle, type Engine, openDatabase } from "./connection.server.ts";
+import { env } from "#app/lib/env.server.ts";
+import { sweepQueueKeys } from "#app/lib/queue-keys.server.ts";
 import { migrateToLatest } from "./migrate.server.ts";
 
 /**
@@ -70,6 +72,16 @@ async function dropSchema(schema: string): Promise<void> {
   });
 }
 
+/** Destroys the queue key files of this database (named by its queue id), if it has a queue yet. */
+async function destroyQueueKeys(db: DatabaseHandle["db"]): Promise<void> {
+  const state = await db
+    .selectFrom("queue_state")
+    .select("queue_id")
+    .executeTakeFirst()
+    .catch(() => undefined);
+  if (state) sweepQueueKeys(env().QUEUE_KEY_DIR, state.queue_id, new Set());
+}
+
 async function createPostgresDatabase(): Promise<TestDatabase> {
   // Lower-case letters, digits and underscores only, so the name needs no quoting.
   const schema = `test_${process.pid}_${randomBytes(6).toString("hex")}`;
@@ -81,6 +93,7 @@ async function createPostgresDatabase(): Promise<TestDatabase> {
     url,
     schema,
     drop: async () => {
+      await destroyQueueKeys(handle.db);
       await handle.close();
       await dropSchema(schema);
     },
@@ -96,6 +109,7 @@ function createSqliteDatabase(): TestDatabase {
     url,
     schema: undefined,
     drop: async () => {
+      await destroyQueueKeys(handle.db);
       await handle.close();
       fs.rmSync(directory, { recursive: true, force: true });
     },

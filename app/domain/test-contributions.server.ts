@@ -10,7 +10,7 @@ import {
   managerReviewSchema,
   managerSchema,
 } from "./contribution-input.server.ts";
-import { type Author, ContributionError, type ContributionFailure } from "./contributions.server.ts";
+import { type Author, ContributionError, type ContributionFailure, type Submission } from "./contributions.server.ts";
 
 /**
  * Valid contributions for tests, as a form sends them (strings) and as the schemas hand them to the domain.
@@ -21,6 +21,16 @@ export const testReceiptSecret = "candor-contributions-test-secret-0123456789";
 
 export function author(userId: string): Author {
   return { userId, secret: testReceiptSecret };
+}
+
+/** An author for tests where who wrote it does not matter. */
+export const someone = author("user-someone");
+
+/** The subject's id of a submission that must have been published at once (the suites run with PUBLISH_INTERVAL=0). */
+export function published(submission: Submission): number {
+  expect(submission).toMatchObject({ published: true });
+  if (!submission.published) throw new Error("The submission was queued, not published.");
+  return submission.id;
 }
 
 function ratings(keys: readonly string[], value: string): Record<string, string> {
