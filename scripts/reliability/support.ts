@@ -63,6 +63,28 @@ export async function createDatabase(engine: Engine, label: string): Promise<Tes
   };
 }
 
+/** Publish-at-once mode, with the queue's key files under `dir`. */
+export function publishAtOnce(dir: string): Record<string, string> {
+  return {
+    PUBLISH_INTERVAL: "0",
+    MANAGER_MIN_REVIEWS: "1",
+    PUBLISH_MIN_AUTHORS: "1",
+    QUEUE_KEY_DIR: path.join(dir, "queue-keys"),
+  };
+}
+
+/**
+ * `npm run reviews:publish` on this database: what a crash left queued (committed, perhaps never answered) is
+ * published before the writes are counted.
+ */
+export function publishQueued(database: Pick<TestDatabase, "url" | "dir">, extraEnv: Record<string, string> = {}) {
+  return execFileSync(process.execPath, ["scripts/publish.ts"], {
+    cwd: root,
+    env: { PATH: process.env.PATH, DATABASE_URL: database.url, ...publishAtOnce(database.dir), ...extraEnv },
+    encoding: "utf8",
+  });
+}
+
 /** One run of `node server/main.ts` on a fixed port and database; `log` collects stdout and stderr. */
 export type ServerProcess = { child: ChildProcess; log: () => string; exited: Promise<number | null> };
 
@@ -87,6 +109,9 @@ export function spawnServer(
     TRUSTED_PROXIES: "127.0.0.1",
     OUTBOX_DIR: path.join(database.dir, "outbox"),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // These scripts count acknowledged writes and check aggregates right after: each submission is published before
+    // it is answered (the batching itself is tested in app/domain/publication.server.test.ts).
+    ...publishAtOnce(database.dir),
     ...extraEnv,
   };
   const { logFile, nodeArgs = [] } = options;

@@ -106,6 +106,11 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     AUTH_SECRET: randomBytes(32).toString("hex"),
     OUTBOX_DIR: path.join(dir, "outbox"),
     PUBLIC_URL: baseURL,
+    // The suites look at a review right after writing it: each submission is published before it is answered.
+    PUBLISH_INTERVAL: "0",
+    MANAGER_MIN_REVIEWS: "1",
+    PUBLISH_MIN_AUTHORS: "1",
+    QUEUE_KEY_DIR: path.join(dir, "queue-keys"),
     ...options.env,
   };
   const child = spawn(process.execPath, ["server/main.ts"], {
