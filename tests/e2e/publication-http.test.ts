@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import { sql } from "kysely";
 import { openDatabase } from "#app/db/connection.server.ts";
 import { publicationNote, toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -46,9 +47,11 @@ after(async () => {
   fs.rmSync(keyDir, { recursive: true, force: true });
 });
 
-async function member(): Promise<Visitor> {
+const password = "a long and private passphrase";
+
+async function member(email = newEmail("batched")): Promise<Visitor> {
   const visitor = new Visitor(server.baseURL, newClientIp());
-  await visitor.signUp(newEmail("batched"), "a long and private passphrase");
+  await visitor.signUp(email, password);
   // The page after signing up shows (and spends) the sign-in toast, as a browser would.
   await (await visitor.get(paths.home())).text();
   return visitor;
@@ -127,5 +130,29 @@ describe("submitting while reviews are published in batches", () => {
     // Three accounts: the company reviews and the new company are published; the lone manager review waits.
     assert.equal(publish(), "Published 4 reviews; 1 held.");
     assert.equal(await companyReviewCount(companyId), count + 3);
+  });
+});
+
+describe("deleting an account", () => {
+  it("leaves no copy of its e-mail, id or password hash in the SQLite file or its WAL", async () => {
+    const email = newEmail("leaving");
+    const person = await member(email);
+    const { rows } = await sql<{ id: string; password: string }>`select users.id, accounts.password from users
+      join accounts on accounts.userId = users.id where users.email = ${email}`.execute(store.db);
+    const [account] = rows;
+    assert.ok(account?.password, "the account and its password hash are stored");
+    const secrets = [email, account.id, account.password];
+    const files = [server.databaseUrl, `${server.databaseUrl}-wal`];
+    const raw = () => Buffer.concat(files.filter((file) => fs.existsSync(file)).map((file) => fs.readFileSync(file)));
+    assert.ok(
+      secrets.every((secret) => raw().includes(secret)),
+      "the raw files hold the account before deletion",
+    );
+
+    const deleted = await person.post(paths.account(), { intent: "delete-account", password, confirm: "yes" });
+    assert.equal(deleted.status, 302, await deleted.text());
+
+    const bytes = raw();
+    for (const secret of secrets) assert.ok(!bytes.includes(secret), `${secret.slice(0, 12)}… is still in the files`);
   });
 });
