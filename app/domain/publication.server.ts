@@ -188,8 +188,12 @@ export async function isReceiptQueued(
 // ---------------------------------------------------------------------------------------------------------------
 // Publication
 
-/** Any fixed number: the PostgreSQL advisory lock that lets one process at a time publish or sweep keys. */
-const publicationLockKey = 4_311_572_018;
+/**
+ * The PostgreSQL advisory lock that lets one process at a time publish or sweep keys: a fixed number and the schema,
+ * since advisory locks span the whole database and several Candor schemas may share one.
+ */
+const publicationLockKey = 431_157_201;
+const publicationLock = sql`${publicationLockKey}, hashtext(current_schema())`;
 
 let exclusive: Promise<unknown> = Promise.resolve();
 
@@ -207,11 +211,11 @@ async function withQueueLock<T>(
   const run = exclusive.then(() =>
     db.transaction().execute(async (trx) => {
       if (isPostgres(trx) && wait) {
-        await sql`select pg_advisory_xact_lock(${publicationLockKey})`.execute(trx);
+        await sql`select pg_advisory_xact_lock(${publicationLock})`.execute(trx);
       } else if (isPostgres(trx)) {
         const { rows } = await sql<{
           locked: boolean;
-        }>`select pg_try_advisory_xact_lock(${publicationLockKey}) as locked`.execute(trx);
+        }>`select pg_try_advisory_xact_lock(${publicationLock}) as locked`.execute(trx);
         if (!rows[0]?.locked) return undefined;
       } else {
         await trx
