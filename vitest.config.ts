@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -9,5 +11,14 @@ export default defineConfig({
     setupFiles: ["tests/support/vitest-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // Suites see a review right after writing it: each submission is published at once. The publication queue's
+    // own suite passes its settings explicitly. Key files are named by each database's queue id, so one directory
+    // serves every suite.
+    env: {
+      PUBLISH_INTERVAL: "0",
+      MANAGER_MIN_REVIEWS: "1",
+      PUBLISH_MIN_AUTHORS: "1",
+      QUEUE_KEY_DIR: path.join(os.tmpdir(), "candor-test-queue-keys"),
+    },
   },
 });

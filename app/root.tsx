@@ -5,9 +5,19 @@ import { Toast } from "./components/toast.tsx";
 import { NotFound } from "./components/not-found.tsx";
 import { SiteFooter } from "./components/site-footer.tsx";
 import { SiteHeader } from "./components/site-header.tsx";
-import { contributionMessages, messages } from "./lib/messages.ts";
 import { paths } from "./lib/paths.ts";
-import { accountContext, clearToastCookie, loadAccount, readToast, toastContext } from "./lib/session.server.ts";
+import { publicationSettings } from "./domain/publication.server.ts";
+import { PublicationNote } from "./components/publication-note.tsx";
+import { contributionMessages, messages, publicationNote } from "./lib/messages.ts";
+import {
+  accountContext,
+  clearPublicationNoteCookie,
+  clearToastCookie,
+  loadAccount,
+  readPublicationNote,
+  readToast,
+  toastContext,
+} from "./lib/session.server.ts";
 import stylesheet from "./styles/app.css?url";
 
 /** Once per request: who is signed in, and whether a toast is waiting (then cleared, so it shows once). */
@@ -18,13 +28,19 @@ export const middleware: Route.MiddlewareFunction[] = [
     context.set(toastContext, toast);
     const response = await next();
     if (toast) response.headers.append("Set-Cookie", clearToastCookie);
+    if (readPublicationNote(request)) response.headers.append("Set-Cookie", clearPublicationNoteCookie);
     return response;
   },
 ];
 
 /** Only whether someone is signed in: no id or e-mail in the data of pages that show reviews. */
-export function loader({ context }: Route.LoaderArgs) {
-  return { signedIn: context.get(accountContext) !== null, toast: context.get(toastContext) };
+export function loader({ context, request }: Route.LoaderArgs) {
+  const note = readPublicationNote(request);
+  return {
+    signedIn: context.get(accountContext) !== null,
+    toast: context.get(toastContext),
+    publicationNote: note ? publicationNote(note, publicationSettings()) : null,
+  };
 }
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
@@ -50,6 +66,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <GlobalSpinner />
         <Toast />
         <main id="main" tabIndex={-1}>
+          <PublicationNote />
           {children}
         </main>
         <SiteFooter />

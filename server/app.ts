@@ -18,7 +18,9 @@ import { cspNonceContext } from "#app/lib/request-context.server.ts";
 import { serverSecret } from "#app/lib/secret.server.ts";
 import { isBodyTooLarge } from "#app/lib/api-request.server.ts";
 import { limitBodySize } from "./body-limit.ts";
+import { publicationSettings, sweepOrphanKeys } from "#app/domain/publication.server.ts";
 import { createPageCache } from "./page-cache.ts";
+import { startPublishing } from "./publisher.ts";
 import { requireSameOrigin } from "./same-origin.ts";
 
 /** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
@@ -31,16 +33,28 @@ async function loadDemoDataIfWanted(): Promise<void> {
   logger.info(summary, "loaded demo data into the empty database (DEMO_DATA=never turns this off)");
 }
 
-/** Opens the database, applies migrations and loads demo data when the database is new. */
+let publishing: { stop: () => Promise<void> } | undefined;
+
+/**
+ * Opens the database, applies migrations and loads demo data when the database is new; destroys the queue keys a
+ * crash left behind and starts publishing queued reviews on their schedule (none with PUBLISH_INTERVAL=0: then each
+ * submission is published before it is answered).
+ */
 export async function start(): Promise<void> {
   const secret = serverSecret();
-  startAuth(await startDatabase(), secret);
+  const handle = await startDatabase();
+  startAuth(handle, secret);
   await loadDemoDataIfWanted();
+  const settings = publicationSettings();
+  await sweepOrphanKeys(handle.db, settings);
+  if (settings.intervalSeconds > 0) publishing ??= startPublishing({ db: handle.db, secret, settings, logger });
 }
 
 export async function stop(): Promise<void> {
   // A reset mail asked for just before the signal is still sent.
   await backgroundSettled();
+  await publishing?.stop();
+  publishing = undefined;
   stopAuth();
   await stopDatabase();
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, sql, SqliteAdapter, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.ts";
 
@@ -40,12 +40,24 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
+  // Deleted rows and freed pages are overwritten with zeros, so a deleted account or a published queue row leaves no
+  // readable copy in the file (docs/decisions/0013-publication-in-sealed-batches.md).
+  sqlite.pragma("secure_delete = ON");
   sqlite.pragma("busy_timeout = 5000");
   // 64 MB of page cache instead of 2 MB: at a million companies the pages a write or a page view touches are
   // spread over gigabytes, and every miss is a read from the operating system.
   sqlite.pragma("cache_size = -65536");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, engine: "sqlite", close: () => db.destroy() };
+}
+
+/**
+ * On SQLite, copies every page in the WAL into the database file and empties the WAL, so no superseded page (a
+ * published queue row, a deleted account) survives there. Nothing on PostgreSQL.
+ */
+export async function truncateWal(db: Kysely<any>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
+  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
 }
 
 /**

@@ -6,6 +6,7 @@ import * as accounts from "./migrations/0002-accounts.ts";
 import * as apiTokens from "./migrations/0003-api-tokens.ts";
 import * as nameSearch from "./migrations/0004-name-search.ts";
 import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
+import * as publicationQueue from "./migrations/0006-publication-queue.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0003-api-tokens": apiTokens,
   "0004-name-search": nameSearch,
   "0005-name-skeletons": nameSkeletons,
+  "0006-publication-queue": publicationQueue,
 };
 
 /**

@@ -84,6 +84,25 @@ export type ReviewReceiptsTable = {
   receipt: string;
 };
 
+/** A queued review: sealed, fixed-size, no time (docs/decisions/0013-publication-in-sealed-batches.md). */
+export type PendingReviewsTable = {
+  id: string;
+  key_id: string;
+  sealed: Uint8Array;
+};
+
+/** HMAC(queue key, receipt) of each queued manager review: refuses a second one while the first waits. */
+export type PendingReceiptsTable = {
+  key: string;
+};
+
+/** One row: this database's queue id (names its key files) and the key that seals new rows. */
+export type QueueStateTable = {
+  id: number;
+  queue_id: string;
+  key_id: string | null;
+};
+
 /** Hashes of API access and refresh tokens; a family is one better-auth session. */
 export type ApiTokensTable = {
   token_hash: string;
@@ -116,6 +135,9 @@ export type Database = {
   manager_companies: ManagerCompaniesTable;
   manager_reviews: ManagerReviewsTable;
   review_receipts: ReviewReceiptsTable;
+  pending_reviews: PendingReviewsTable;
+  pending_receipts: PendingReceiptsTable;
+  queue_state: QueueStateTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;
   users: UsersTable;

@@ -283,8 +283,10 @@ export type AccountUser = { id: string; email: string; emailVerified: boolean; t
 export async function currentAccount(
   auth: Auth,
   headers: Headers,
+  options: { refresh?: boolean } = {},
 ): Promise<{ user: AccountUser; sessionId: string } | null> {
-  const session = await auth.api.getSession({ headers });
+  // disableRefresh: the session is read, never extended or rewritten, by this request.
+  const session = await auth.api.getSession({ headers, query: { disableRefresh: options.refresh === false } });
   if (!session) return null;
   return {
     sessionId: session.session.id,

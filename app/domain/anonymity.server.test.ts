@@ -14,7 +14,7 @@ import {
   recordManagerReview,
 } from "./contributions.server.ts";
 import { createTestAuth, signUpAccount, testAuthSecret } from "#tests/support/test-accounts.ts";
-import { company, companyReview, manager, managerReview } from "#tests/support/test-contributions.ts";
+import { company, companyReview, manager, managerReview, published } from "#tests/support/test-contributions.ts";
 
 /**
  * docs/data-model.md, what is never stored: after known users post reviews, nothing in the database links a review to its author.
@@ -49,26 +49,32 @@ async function postReviews(db: Db, auth: ReturnType<typeof createTestAuth>) {
     return result;
   };
 
-  const acme = await write(() => addCompany(db, company(), companyReview()));
-  await write(() => recordCompanyReview(db, acme, companyReview({ recent_layoffs: "2024-03-01" })));
-  await write(() => recordCompanyReview(db, acme, companyReview({ has_oncall: "No" })));
-  const jane = await write(() =>
-    addManager(db, alice.author, { company: { id: acme }, manager: manager(), review: managerReview() }),
+  const acme = published(await write(() => addCompany(db, alice.author, company(), companyReview())));
+  await write(() => recordCompanyReview(db, bob.author, acme, companyReview({ recent_layoffs: "2024-03-01" })));
+  await write(() => recordCompanyReview(db, carol.author, acme, companyReview({ has_oncall: "No" })));
+  const jane = published(
+    await write(() =>
+      addManager(db, alice.author, { company: { id: acme }, manager: manager(), review: managerReview() }),
+    ),
   );
   await write(() => recordManagerReview(db, bob.author, jane, managerReview()));
   await write(() => recordManagerReview(db, carol.author, jane, managerReview({ trust: "1" })));
-  const max = await write(() =>
-    addManager(db, bob.author, {
-      company: { company: company({ name: "Globex", website: "globex.example.com" }) },
-      manager: manager({ first_name: "Max", last_name: "Mustermann", linkedin_url: "linkedin.com/in/max" }),
-      review: managerReview(),
-    }),
+  const max = published(
+    await write(() =>
+      addManager(db, bob.author, {
+        company: { company: company({ name: "Globex", website: "globex.example.com" }) },
+        manager: manager({ first_name: "Max", last_name: "Mustermann", linkedin_url: "linkedin.com/in/max" }),
+        review: managerReview(),
+      }),
+    ),
   );
   await write(() => recordManagerReview(db, alice.author, max, managerReview()));
   await write(() => recordManagerReview(db, carol.author, max, managerReview({ vision: "2" })));
   const globex = (await db.selectFrom("companies").select("id").where("name", "=", "Globex").executeTakeFirstOrThrow())
     .id;
-  for (let i = 0; i < 3; i++) await write(() => recordCompanyReview(db, globex, companyReview({ growth: "2" })));
+  for (const person of people) {
+    await write(() => recordCompanyReview(db, person.author, globex, companyReview({ growth: "2" })));
+  }
   return { people, managers: [jane, max], written };
 }
 

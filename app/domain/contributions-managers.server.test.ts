@@ -18,6 +18,8 @@ import {
   expectRefusal,
   manager,
   managerReview,
+  published,
+  someone,
 } from "#tests/support/test-contributions.ts";
 
 type Db = Kysely<Database>;
@@ -28,7 +30,9 @@ describeEachEngine("adding a manager", (database) => {
     const companyId = await insertCompany(db, { name: "Initech", country: "FR" });
     const alice = author("user-alice");
 
-    const id = await addManager(db, alice, { company: { id: companyId }, manager: manager(), review: managerReview() });
+    const id = published(
+      await addManager(db, alice, { company: { id: companyId }, manager: manager(), review: managerReview() }),
+    );
 
     const row = await db.selectFrom("managers").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({
@@ -86,11 +90,13 @@ describeEachEngine("adding a manager", (database) => {
 
   it("creates a new company given inline, together with the manager", async () => {
     const { db } = database();
-    const id = await addManager(db, author("user-alice"), {
-      company: { company: company({ name: "Globex", website: "globex.example.com", country: "US" }) },
-      manager: manager({ department: "" }),
-      review: managerReview(),
-    });
+    const id = published(
+      await addManager(db, author("user-alice"), {
+        company: { company: company({ name: "Globex", website: "globex.example.com", country: "US" }) },
+        manager: manager({ department: "" }),
+        review: managerReview(),
+      }),
+    );
 
     const created = await db.selectFrom("companies").selectAll().executeTakeFirstOrThrow();
     expect(created).toMatchObject({ name: "Globex", country: "US", review_count: 0 });
@@ -103,7 +109,7 @@ describeEachEngine("adding a manager", (database) => {
 
   it("writes nothing when the inline company already exists", async () => {
     const { db } = database();
-    await addCompany(db, company(), companyReview());
+    await addCompany(db, someone, company(), companyReview());
 
     await expectRefusal(
       addManager(db, author("user-alice"), {

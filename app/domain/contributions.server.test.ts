@@ -8,7 +8,7 @@ import { today } from "#app/lib/ids.server.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
 import { companyCriteria } from "#app/lib/ratings.ts";
 import { addCompany, companySuggestions, recordCompanyReview } from "./contributions.server.ts";
-import { company, companyReview, expectRefusal } from "#tests/support/test-contributions.ts";
+import { company, companyReview, expectRefusal, published, someone } from "#tests/support/test-contributions.ts";
 
 type Db = Kysely<Database>;
 
@@ -36,13 +36,16 @@ async function companyAggregates(db: Db, id: number) {
 describeEachEngine("adding a company", (database) => {
   it("stores the company with its first review, aggregates equal to the reviews", async () => {
     const { db } = database();
-    const id = await addCompany(db, company(), companyReview({ reputation: "5", has_oncall: "Yes" }));
+    const id = published(
+      await addCompany(db, someone, company(), companyReview({ reputation: "5", has_oncall: "Yes" })),
+    );
     await recordCompanyReview(
       db,
+      someone,
       id,
       companyReview({ reputation: "2", again: "No", recommend: "Yes", has_oncall: "No" }),
     );
-    await recordCompanyReview(db, id, companyReview({ culture: "1", again: "Yes" }));
+    await recordCompanyReview(db, someone, id, companyReview({ culture: "1", again: "Yes" }));
 
     const { stored, fresh, company: row } = await companyAggregates(db, id);
     expect(stored).toEqual(fresh);
@@ -71,10 +74,10 @@ describeEachEngine("adding a company", (database) => {
 
   it('refuses "This company already exists." when the folded name and the website match', async () => {
     const { db } = database();
-    await addCompany(db, company({ name: "ACME GmbH", website: "https://www.acme.com/" }), companyReview());
+    await addCompany(db, someone, company({ name: "ACME GmbH", website: "https://www.acme.com/" }), companyReview());
 
     const error = await expectRefusal(
-      addCompany(db, company({ name: "acme gmbh", website: "acme.com" }), companyReview()),
+      addCompany(db, someone, company({ name: "acme gmbh", website: "acme.com" }), companyReview()),
       "company-exists",
     );
     expect(error.message).toBe("This company already exists.");
@@ -91,10 +94,10 @@ describeEachEngine("adding a company", (database) => {
     ["full-width letters", "\uFF21\uFF23\uFF2D\uFF25 GmbH"],
   ])("refuses a name with %s as the same company", async (_, lookalike) => {
     const { db } = database();
-    await addCompany(db, company({ name: "ACME GmbH", website: "acme.com" }), companyReview());
+    await addCompany(db, someone, company({ name: "ACME GmbH", website: "acme.com" }), companyReview());
 
     const error = await expectRefusal(
-      addCompany(db, company({ name: lookalike, website: "https://www.acme.com/" }), companyReview()),
+      addCompany(db, someone, company({ name: lookalike, website: "https://www.acme.com/" }), companyReview()),
       "company-exists",
     );
     expect(error.message).toBe("This company already exists.");
@@ -103,10 +106,13 @@ describeEachEngine("adding a company", (database) => {
 
   it("stores a name without its invisible characters, so an override is never shown", async () => {
     const { db } = database();
-    const id = await addCompany(
-      db,
-      company({ name: "\u202EAc\u200Bme\u2066 GmbH", website: "acme.com" }),
-      companyReview(),
+    const id = published(
+      await addCompany(
+        db,
+        someone,
+        company({ name: "\u202EAc\u200Bme\u2066 GmbH", website: "acme.com" }),
+        companyReview(),
+      ),
     );
 
     const stored = await db
@@ -119,7 +125,7 @@ describeEachEngine("adding a company", (database) => {
 
   it("lets the unique index refuse a lookalike that a concurrent check missed", async () => {
     const { db } = database();
-    await addCompany(db, company({ name: "ACME GmbH", website: "acme.com" }), companyReview());
+    await addCompany(db, someone, company({ name: "ACME GmbH", website: "acme.com" }), companyReview());
 
     // Straight into the table, past the check in addCompany: the index on (name_skeleton, website_key) holds.
     await expect(
@@ -133,8 +139,8 @@ describeEachEngine("adding a company", (database) => {
 
   it("allows the same name with another website", async () => {
     const { db } = database();
-    await addCompany(db, company({ website: "acme.com" }), companyReview());
-    await addCompany(db, company({ website: "acme.de" }), companyReview());
+    await addCompany(db, someone, company({ website: "acme.com" }), companyReview());
+    await addCompany(db, someone, company({ website: "acme.de" }), companyReview());
 
     expect(await countRows(db, "companies")).toBe(2);
   });
@@ -144,7 +150,7 @@ describeEachEngine("adding a company", (database) => {
     // Past the schema, straight into the CHECK constraint: the whole transaction must roll back.
     const invalid = { ...companyReview(), reputation: 9 };
 
-    await expect(addCompany(db, company(), invalid)).rejects.toThrow(/check constraint/i);
+    await expect(addCompany(db, someone, company(), invalid)).rejects.toThrow(/check constraint/i);
     expect(await countRows(db, "companies")).toBe(0);
     expect(await countRows(db, "company_reviews")).toBe(0);
   });
@@ -155,7 +161,7 @@ describeEachEngine("reviewing a company", (database) => {
     const { db } = database();
     const id = await insertCompany(db, { name: "Initech" });
 
-    await recordCompanyReview(db, id, companyReview({ has_oncall: "Yes", again: "Yes", recommend: "No" }));
+    await recordCompanyReview(db, someone, id, companyReview({ has_oncall: "Yes", again: "Yes", recommend: "No" }));
     expect((await companyAggregates(db, id)).company).toMatchObject({
       review_count: 1,
       sum_growth: 4,
@@ -164,7 +170,7 @@ describeEachEngine("reviewing a company", (database) => {
       latest_has_oncall: 1,
     });
 
-    await recordCompanyReview(db, id, companyReview({ has_oncall: "No", growth: "1", recommend: "Yes" }));
+    await recordCompanyReview(db, someone, id, companyReview({ has_oncall: "No", growth: "1", recommend: "Yes" }));
     const { stored, fresh, company: row } = await companyAggregates(db, id);
     expect(stored).toEqual(fresh);
     expect(row).toMatchObject({ review_count: 2, sum_growth: 5, again_yes: 2, recommend_yes: 1, latest_has_oncall: 0 });
@@ -177,15 +183,15 @@ describeEachEngine("reviewing a company", (database) => {
       (await db.selectFrom("companies").select("recent_layoffs").where("id", "=", id).executeTakeFirstOrThrow())
         .recent_layoffs;
 
-    await recordCompanyReview(db, id, companyReview());
+    await recordCompanyReview(db, someone, id, companyReview());
     expect(await layoffs()).toBeNull();
-    await recordCompanyReview(db, id, companyReview({ recent_layoffs: "2024-05-01" }));
+    await recordCompanyReview(db, someone, id, companyReview({ recent_layoffs: "2024-05-01" }));
     expect(await layoffs()).toBe("2024-05-01");
-    await recordCompanyReview(db, id, companyReview({ recent_layoffs: "2023-11-30" }));
+    await recordCompanyReview(db, someone, id, companyReview({ recent_layoffs: "2023-11-30" }));
     expect(await layoffs()).toBe("2024-05-01");
-    await recordCompanyReview(db, id, companyReview({ recent_layoffs: "" }));
+    await recordCompanyReview(db, someone, id, companyReview({ recent_layoffs: "" }));
     expect(await layoffs()).toBe("2024-05-01");
-    await recordCompanyReview(db, id, companyReview({ recent_layoffs: "2025-01-15" }));
+    await recordCompanyReview(db, someone, id, companyReview({ recent_layoffs: "2025-01-15" }));
     expect(await layoffs()).toBe("2025-01-15");
   });
 
@@ -193,7 +199,10 @@ describeEachEngine("reviewing a company", (database) => {
     const { db } = database();
     const id = await insertCompany(db, { name: "Initech" });
 
-    const error = await expectRefusal(recordCompanyReview(db, id + 1000, companyReview()), "company-not-found");
+    const error = await expectRefusal(
+      recordCompanyReview(db, someone, id + 1000, companyReview()),
+      "company-not-found",
+    );
     expect(error.status).toBe(404);
     expect(await countRows(db, "company_reviews")).toBe(0);
     expect((await companyAggregates(db, id)).company.review_count).toBe(0);

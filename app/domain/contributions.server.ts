@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
-import { publicDataChanged } from "#app/lib/data-version.server.ts";
 import { fold } from "#app/lib/fold.ts";
-import { newReviewId, today } from "#app/lib/ids.server.ts";
+import { newReviewId } from "#app/lib/ids.server.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
 import { companyCriteria, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
@@ -14,11 +14,27 @@ import type {
   ManagerInput,
   ManagerReviewInput,
 } from "./contribution-input.server.ts";
+import {
+  AlreadyQueuedError,
+  authorTag,
+  enqueueReview,
+  isReceiptQueued,
+  type ManagerCompany,
+  type PublicationResult,
+  type PublicationSettings,
+  publicationSettings,
+  type Publisher,
+  publishQueued,
+  type QueuedReview,
+} from "./publication.server.ts";
+
+export type { ManagerCompany } from "./publication.server.ts";
 
 /**
- * Adding companies, managers and reviews. Every write is one transaction: a company with its first review, a
- * manager with its company link and first review, a review with its subject's aggregates. A failure at any step
- * leaves nothing behind. Nothing here stores who wrote a review (docs/data-model.md, what is never stored).
+ * Adding companies, managers and reviews. A submission writes one sealed row to the publication queue and nothing
+ * else; a publication run (publication.server.ts) then writes, in one transaction per batch, the new companies and
+ * managers, the reviews with their subjects' aggregates, and the receipts. A failure at any step leaves nothing
+ * behind. Nothing here stores who wrote a review (docs/decisions/0013-publication-in-sealed-batches.md).
  */
 
 export type ContributionFailure =
@@ -46,6 +62,11 @@ export class ContributionError extends Error {
 /** The author of a write, known only long enough to check one-per-user rules. */
 export type Author = { userId: string; secret: string };
 
+/** The author of a request's submission: the account's id, keyed with the server secret. */
+export function authorOf(account: { id: string }): Author {
+  return { userId: account.id, secret: serverSecret() };
+}
+
 /**
  * The receipt of "this user reviewed this manager": an HMAC of both ids under the server secret. It holds no review
  * id and no time, so it says that a user reviewed a manager, never which review is theirs.
@@ -56,18 +77,28 @@ export function managerReviewReceipt(author: Author, managerId: number): string 
     .digest("base64url");
 }
 
-export async function hasReviewedManager(db: Kysely<Database>, author: Author, managerId: number): Promise<boolean> {
+/** True when this account's review of this manager is published or waits in the queue. */
+export async function hasReviewedManager(
+  db: Kysely<Database>,
+  author: Author,
+  managerId: number,
+  settings: PublicationSettings = publicationSettings(),
+): Promise<boolean> {
+  const receipt = managerReviewReceipt(author, managerId);
   const row = await db
     .selectFrom("review_receipts")
     .select("receipt")
-    .where("receipt", "=", managerReviewReceipt(author, managerId))
+    .where("receipt", "=", receipt)
     .executeTakeFirst();
-  return row !== undefined;
+  return row !== undefined || (await isReceiptQueued(db, settings, receipt));
 }
 
 type Trx = Transaction<Database>;
 
-async function insertCompanyReview(trx: Trx, companyId: number, review: CompanyReviewInput): Promise<void> {
+// ---------------------------------------------------------------------------------------------------------------
+// Publication: the writes a batch makes (publication.server.ts calls them inside its one transaction).
+
+async function insertCompanyReview(trx: Trx, companyId: number, review: CompanyReviewInput, day: string) {
   const { tags, recent_layoffs: layoffs, ...values } = review;
   // The aggregates first: updating no row means there is no such company, and nothing is written.
   const updated = await trx
@@ -79,7 +110,8 @@ async function insertCompanyReview(trx: Trx, companyId: number, review: CompanyR
         review_count: eb("review_count", "+", 1),
         again_yes: eb("again_yes", "+", values.again),
         recommend_yes: eb("recommend_yes", "+", values.recommend),
-        // Reviews are dated today, so this one is the latest (spec: has-on-call comes from the latest review).
+        // Reviews are dated with the publication day, so this one is among the latest (spec: has-on-call comes from
+        // the latest review; within a batch, the shuffled order decides).
         latest_has_oncall: values.has_oncall,
         // Spec: a layoffs date updates the company only when newer than the stored one, or when none is stored.
         ...(layoffs
@@ -94,23 +126,11 @@ async function insertCompanyReview(trx: Trx, companyId: number, review: CompanyR
   if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("company-not-found");
   await trx
     .insertInto("company_reviews")
-    .values({ ...values, id: newReviewId(), company_id: companyId, tags: JSON.stringify(tags), created_on: today() })
+    .values({ ...values, id: newReviewId(), company_id: companyId, tags: JSON.stringify(tags), created_on: day })
     .execute();
 }
 
-async function insertManagerReview(
-  trx: Trx,
-  author: Author,
-  managerId: number,
-  review: ManagerReviewInput,
-): Promise<void> {
-  const receipt = await trx
-    .insertInto("review_receipts")
-    .values({ receipt: managerReviewReceipt(author, managerId) })
-    .onConflict((conflict) => conflict.column("receipt").doNothing())
-    .returning("receipt")
-    .executeTakeFirst();
-  if (!receipt) throw new ContributionError("already-reviewed");
+async function insertManagerReview(trx: Trx, managerId: number, review: ManagerReviewInput, day: string) {
   const { tags, ...values } = review;
   const updated = await trx
     .updateTable("managers")
@@ -124,114 +144,278 @@ async function insertManagerReview(
   if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("manager-not-found");
   await trx
     .insertInto("manager_reviews")
-    .values({ ...values, id: newReviewId(), manager_id: managerId, tags: JSON.stringify(tags), created_on: today() })
+    .values({ ...values, id: newReviewId(), manager_id: managerId, tags: JSON.stringify(tags), created_on: day })
     .execute();
 }
 
-async function insertCompany(trx: Trx, company: CompanyInput): Promise<number> {
-  const identity = { name_skeleton: nameSkeleton(company.name), website_key: websiteKey(company.website) };
-  // Spec: "This company already exists." when name and website match; names match when they look alike (the same
-  // skeleton), so a zero-width space or a Cyrillic "е" makes no second company. The unique index settles races.
-  const existing = await trx
+/**
+ * Spec: "This company already exists." when name and website match; names match when they look alike (the same
+ * skeleton), so a zero-width space or a Cyrillic "е" makes no second company.
+ */
+function companyIdentity(company: CompanyInput) {
+  return {
+    folded_name: fold(company.name),
+    name_skeleton: nameSkeleton(company.name),
+    website_key: websiteKey(company.website),
+  };
+}
+
+async function publishedCompanyId(trx: Trx, company: CompanyInput): Promise<number | undefined> {
+  const identity = companyIdentity(company);
+  const row = await trx
     .selectFrom("companies")
     .select("id")
     .where("name_skeleton", "=", identity.name_skeleton)
     .where("website_key", "=", identity.website_key)
     .executeTakeFirst();
-  if (existing) throw new ContributionError("company-exists");
+  return row?.id;
+}
+
+/** The company with this name and website: published already (another queued addition), or created now. */
+async function companyFor(trx: Trx, company: CompanyInput, day: string): Promise<number> {
+  const existing = await publishedCompanyId(trx, company);
+  if (existing !== undefined) return existing;
   const row = await trx
     .insertInto("companies")
-    .values({ ...company, ...identity, folded_name: fold(company.name), created_on: today() })
-    .onConflict((conflict) => conflict.columns(["name_skeleton", "website_key"]).doNothing())
+    .values({ ...company, ...companyIdentity(company), created_on: day })
     .returning("id")
-    .executeTakeFirst();
-  if (!row) throw new ContributionError("company-exists");
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
-/** Adds a review of a company and updates its aggregates. */
+/** The same person: a name that looks alike with the same LinkedIn profile. */
+async function publishedManagerId(trx: Trx, input: ManagerInput): Promise<number | undefined> {
+  const row = await trx
+    .selectFrom("managers")
+    .select("id")
+    .where("name_skeleton", "=", nameSkeleton(`${input.first_name} ${input.last_name}`))
+    .where("linkedin_url", "=", input.linkedin_url)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/**
+ * A manager, linked to their company, whose country is theirs too. Two queued additions of one manager become one:
+ * the second finds the first and only adds its company link.
+ */
+async function createManager(trx: Trx, companyId: number, input: ManagerInput, day: string): Promise<number> {
+  const company = await trx
+    .selectFrom("companies")
+    .select(["id", "country"])
+    .where("id", "=", companyId)
+    .executeTakeFirst();
+  if (!company) throw new ContributionError("company-not-found");
+  const existing = await publishedManagerId(trx, input);
+  if (existing !== undefined) {
+    await trx
+      .insertInto("manager_companies")
+      .values({ manager_id: existing, company_id: company.id })
+      .onConflict((conflict) => conflict.columns(["manager_id", "company_id"]).doNothing())
+      .execute();
+    return existing;
+  }
+  const { direct_reports: _confirmed, department, ...manager } = input;
+  const row = await trx
+    .insertInto("managers")
+    .values({
+      ...manager,
+      department: department ?? null,
+      folded_name: fold(`${manager.first_name} ${manager.last_name}`),
+      name_skeleton: nameSkeleton(`${manager.first_name} ${manager.last_name}`),
+      country: company.country,
+      created_on: day,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  await trx.insertInto("manager_companies").values({ manager_id: row.id, company_id: company.id }).execute();
+  return row.id;
+}
+
+/** The writes of a publication run; `secret` keys the receipts of new managers' first reviews. */
+export function contributionPublisher(secret: string): Publisher {
+  return {
+    companyFor,
+    createManager,
+    insertCompanyReview,
+    insertManagerReview,
+    insertReceipt: async (trx, receipt) => {
+      await trx.insertInto("review_receipts").values({ receipt }).execute();
+    },
+    receiptFor: (userId, managerId) => managerReviewReceipt({ userId, secret }, managerId),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Submission: every review waits in the queue; nothing public is written here.
+
+/** What a submission became: published at once (PUBLISH_INTERVAL=0, with its subject's id), or queued. */
+export type Submission = { published: true; id: number } | { published: false };
+
+const pendingRuns = new Map<Kysely<Database>, Promise<PublicationResult | undefined>>();
+/** Queued rows whose submitters wait for their publication (PUBLISH_INTERVAL=0), and what they became. */
+const awaiting = new Map<string, number | undefined>();
+
+/**
+ * Publishes now, for everyone who asks meanwhile: a caller joins the run that has not started yet, or queues the
+ * next one, so a row committed before the call is in the run it awaits.
+ */
+export function publishSoon(
+  db: Kysely<Database>,
+  secret: string,
+  settings: PublicationSettings,
+): Promise<PublicationResult | undefined> {
+  const queued = pendingRuns.get(db);
+  if (queued) return queued;
+  let started = false;
+  const run = Promise.resolve().then(async () => {
+    started = true;
+    if (pendingRuns.get(db) === run) pendingRuns.delete(db);
+    const result = await publishQueued(db, contributionPublisher(secret), { settings, wait: true });
+    for (const [id, subject] of result?.subjects ?? []) if (awaiting.has(id)) awaiting.set(id, subject);
+    return result;
+  });
+  if (!started) pendingRuns.set(db, run);
+  run.catch(() => pendingRuns.get(db) === run && pendingRuns.delete(db));
+  return run;
+}
+
+async function submit(
+  db: Kysely<Database>,
+  author: Author,
+  settings: PublicationSettings,
+  payload: QueuedReview,
+  check: (trx: Trx) => Promise<void>,
+  receipt?: string,
+): Promise<Submission> {
+  const atOnce = settings.intervalSeconds === 0;
+  let id: string | undefined;
+  try {
+    await enqueueReview(db, settings, payload, check, {
+      receipt,
+      onId: (queued) => {
+        id = queued;
+        if (atOnce) awaiting.set(queued, undefined);
+      },
+    });
+  } catch (error) {
+    if (id) awaiting.delete(id);
+    if (error instanceof AlreadyQueuedError) throw new ContributionError("already-reviewed");
+    throw error;
+  }
+  if (!atOnce || !id) return { published: false };
+  try {
+    await publishSoon(db, author.secret, settings);
+    const subject = awaiting.get(id);
+    return subject === undefined ? { published: false } : { published: true, id: subject };
+  } catch (error) {
+    // Publishing at once failed with this row in the batch: take it back, so the failure leaves nothing behind
+    // and no row that cannot be published blocks the queue.
+    await db.deleteFrom("pending_reviews").where("id", "=", id).execute();
+    throw error;
+  } finally {
+    awaiting.delete(id);
+  }
+}
+
+async function requireCompany(trx: Trx, companyId: number): Promise<void> {
+  const row = await trx.selectFrom("companies").select("id").where("id", "=", companyId).executeTakeFirst();
+  if (!row) throw new ContributionError("company-not-found");
+}
+
+async function refuseExistingCompany(trx: Trx, company: CompanyInput): Promise<void> {
+  // Spec: "This company already exists." when name and website match a published company; two queued additions of
+  // one company become one at publication.
+  if ((await publishedCompanyId(trx, company)) !== undefined) throw new ContributionError("company-exists");
+}
+
+/** Queues a review of a company (published with the next batch). */
 export async function recordCompanyReview(
   db: Kysely<Database>,
+  author: Author,
   companyId: number,
   review: CompanyReviewInput,
-): Promise<void> {
-  await db.transaction().execute((trx) => insertCompanyReview(trx, companyId, review));
-  publicDataChanged();
+  settings: PublicationSettings = publicationSettings(),
+): Promise<Submission> {
+  const payload: QueuedReview = {
+    kind: "company-review",
+    author: authorTag(author.secret, author.userId),
+    companyId,
+    review,
+  };
+  return submit(db, author, settings, payload, (trx) => requireCompany(trx, companyId));
 }
 
-/** Adds a company together with its first review; returns the new company's id. */
+/** Queues a new company together with its first review; the company appears when its review is published. */
 export async function addCompany(
   db: Kysely<Database>,
+  author: Author,
   company: CompanyInput,
   review: CompanyReviewInput,
-): Promise<number> {
-  const id = await db.transaction().execute(async (trx) => {
-    const id = await insertCompany(trx, company);
-    await insertCompanyReview(trx, id, review);
-    return id;
-  });
-  publicDataChanged();
-  return id;
+  settings: PublicationSettings = publicationSettings(),
+): Promise<Submission> {
+  const payload: QueuedReview = {
+    kind: "new-company",
+    author: authorTag(author.secret, author.userId),
+    company,
+    review,
+  };
+  return submit(db, author, settings, payload, (trx) => refuseExistingCompany(trx, company));
 }
 
-/** Adds a review of a manager: one per user per manager, enforced by the receipt's primary key. */
+/**
+ * Queues a review of a manager: one per account per manager, refused when the account's receipt is published or a
+ * review with it waits in the queue.
+ */
 export async function recordManagerReview(
   db: Kysely<Database>,
   author: Author,
   managerId: number,
   review: ManagerReviewInput,
-): Promise<void> {
-  await db.transaction().execute((trx) => insertManagerReview(trx, author, managerId, review));
-  publicDataChanged();
+  settings: PublicationSettings = publicationSettings(),
+): Promise<Submission> {
+  const receipt = managerReviewReceipt(author, managerId);
+  const payload: QueuedReview = {
+    kind: "manager-review",
+    author: authorTag(author.secret, author.userId),
+    managerId,
+    receipt,
+    review,
+  };
+  const check = async (trx: Trx) => {
+    const manager = await trx.selectFrom("managers").select("id").where("id", "=", managerId).executeTakeFirst();
+    if (!manager) throw new ContributionError("manager-not-found");
+    const published = await trx
+      .selectFrom("review_receipts")
+      .select("receipt")
+      .where("receipt", "=", receipt)
+      .executeTakeFirst();
+    if (published) throw new ContributionError("already-reviewed");
+  };
+  return submit(db, author, settings, payload, check, receipt);
 }
 
-export type ManagerCompany = { id: number } | { company: CompanyInput };
-
 /**
- * Adds a manager, links them to an existing company or one created here, and records the first review.
- * The manager's country is the company's.
+ * Queues a new manager, linked to an existing company or one added with them, with the first review. The manager
+ * appears with the next batch; the review waits for the manager's group (MANAGER_MIN_REVIEWS).
  */
 export async function addManager(
   db: Kysely<Database>,
   author: Author,
   input: { company: ManagerCompany; manager: ManagerInput; review: ManagerReviewInput },
-): Promise<number> {
-  const id = await db.transaction().execute(async (trx) => {
-    const companyId = "id" in input.company ? input.company.id : await insertCompany(trx, input.company.company);
-    const company = await trx
-      .selectFrom("companies")
-      .select(["id", "country"])
-      .where("id", "=", companyId)
-      .executeTakeFirst();
-    if (!company) throw new ContributionError("company-not-found");
-    const { direct_reports: _confirmed, department, ...manager } = input.manager;
-    // The same person: a name that looks alike with the same LinkedIn profile.
-    const name_skeleton = nameSkeleton(`${manager.first_name} ${manager.last_name}`);
-    const existing = await trx
-      .selectFrom("managers")
-      .select("id")
-      .where("name_skeleton", "=", name_skeleton)
-      .where("linkedin_url", "=", manager.linkedin_url)
-      .executeTakeFirst();
-    if (existing) throw new ContributionError("manager-exists");
-    const row = await trx
-      .insertInto("managers")
-      .values({
-        ...manager,
-        department: department ?? null,
-        folded_name: fold(`${manager.first_name} ${manager.last_name}`),
-        name_skeleton,
-        country: company.country,
-        created_on: today(),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    await trx.insertInto("manager_companies").values({ manager_id: row.id, company_id: company.id }).execute();
-    await insertManagerReview(trx, author, row.id, input.review);
-    return row.id;
-  });
-  publicDataChanged();
-  return id;
+  settings: PublicationSettings = publicationSettings(),
+): Promise<Submission> {
+  const payload: QueuedReview = {
+    kind: "new-manager",
+    author: authorTag(author.secret, author.userId),
+    userId: author.userId,
+    ...input,
+  };
+  const check = async (trx: Trx) => {
+    if ("id" in input.company) await requireCompany(trx, input.company.id);
+    else await refuseExistingCompany(trx, input.company.company);
+    if ((await publishedManagerId(trx, input.manager)) !== undefined) throw new ContributionError("manager-exists");
+  };
+  return submit(db, author, settings, payload, check);
 }
 
 export type CompanySuggestion = { id: number; name: string; city: string; country: string };

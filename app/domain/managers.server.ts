@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import { countryName } from "#app/lib/countries.server.ts";
+import { env } from "#app/lib/env.server.ts";
 import { encodeCursor } from "#app/lib/cursor.server.ts";
 import { fold } from "#app/lib/fold.ts";
 import { type ManagerCriterion, type ManagerYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
@@ -18,6 +19,15 @@ import {
 import { searchByName } from "./name-search.server.ts";
 
 export type CompanyRef = { id: number; name: string };
+
+/**
+ * Small teams: a manager with fewer published reviews than MANAGER_MIN_REVIEWS shows none, and no averages or
+ * distributions. Publication in groups keeps the count at 0 until the first group lands; this check holds anyway
+ * (demo data, a lowered minimum raised again).
+ */
+export function shownReviewCount(reviewCount: number): number {
+  return reviewCount >= env().MANAGER_MIN_REVIEWS ? reviewCount : 0;
+}
 
 export type ManagerCard = {
   id: number;
@@ -84,7 +94,7 @@ async function toCardPage(db: Kysely<Database>, rows: ManagerCardRow[]): Promise
       lastName: row.last_name,
       title: row.title,
       city: row.city,
-      reviewCount: row.review_count,
+      reviewCount: shownReviewCount(row.review_count),
       companies: companies.get(row.id) ?? [],
       isDemo: row.is_demo === 1,
     })),
@@ -152,6 +162,7 @@ export async function findManager(db: Kysely<Database>, id: number): Promise<Man
   const row = await db.selectFrom("managers").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) return undefined;
   const companies = await companiesOf(db, [row.id]);
+  const reviewCount = shownReviewCount(row.review_count);
   return {
     id: row.id,
     firstName: row.first_name,
@@ -164,13 +175,12 @@ export async function findManager(db: Kysely<Database>, id: number): Promise<Man
     countryName: countryName(row.country),
     linkedinUrl: row.linkedin_url,
     companies: companies.get(row.id) ?? [],
-    reviewCount: row.review_count,
-    averages: averagesFromSums(row, managerCriteria, row.review_count),
-    yesCounts: Object.fromEntries(managerYesNo.map((key) => [key, Number(row[`${key}_yes`])])) as Record<
-      ManagerYesNo,
-      number
-    >,
-    score: scoreFromSums(row, managerCriteria, row.review_count),
+    reviewCount,
+    averages: averagesFromSums(row, managerCriteria, reviewCount),
+    yesCounts: Object.fromEntries(
+      managerYesNo.map((key) => [key, reviewCount > 0 ? Number(row[`${key}_yes`]) : 0]),
+    ) as Record<ManagerYesNo, number>,
+    score: scoreFromSums(row, managerCriteria, reviewCount),
     isDemo: row.is_demo === 1,
   };
 }
@@ -181,6 +191,8 @@ export async function managerReviews(
   managerId: number,
   before?: string | null,
 ): Promise<Page<ManagerReviewCard>> {
+  const manager = await db.selectFrom("managers").select("review_count").where("id", "=", managerId).executeTakeFirst();
+  if (!manager || shownReviewCount(manager.review_count) === 0) return { items: [], next: null };
   const afterId = decodeReviewCursor(before);
   const position = afterId
     ? await db

@@ -142,6 +142,8 @@ export const tokenAccountSchema = z
 
 export const createdSchema = z.object({ id: z.number().int() }).strict();
 export const createdReviewSchema = z.object({ ok: z.literal(true) }).strict();
+/** 202: the submission waits for the next publication; `note` says when it will appear, and why. */
+export const queuedSchema = z.object({ status: z.literal("queued"), note: z.string() }).strict();
 
 export const problemSchema = z
   .object({

@@ -2,11 +2,12 @@ import { createHash } from "node:crypto";
 import type { RouterContextProvider } from "react-router";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
-import { ContributionError } from "#app/domain/contributions.server.ts";
+import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
+import { publicationSettings } from "#app/domain/publication.server.ts";
 import { bearerAccount } from "./api-auth.server.ts";
 import { clientContext } from "./client.server.ts";
 import { logger } from "./logger.server.ts";
-import { contributionMessages } from "./messages.ts";
+import { contributionMessages, type PublicationNoteKind, publicationNote } from "./messages.ts";
 import { problem } from "./problem.server.ts";
 import { isBodyTooLarge } from "./api-request.server.ts";
 import { consumeApi, RateLimitedError, type RateLimitState } from "./rate-limit.server.ts";
@@ -142,4 +143,17 @@ export function apiWrite(
     for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
     return response;
   };
+}
+
+/**
+ * The answer to a submission: 201 with `published(id)` when it was published at once (PUBLISH_INTERVAL=0), otherwise
+ * 202 Accepted with the note of when it will appear (docs/decisions/0013-publication-in-sealed-batches.md).
+ */
+export function submissionAnswer(
+  submission: Submission,
+  published: (id: number) => unknown,
+  note: PublicationNoteKind,
+): { status: number; body: unknown } {
+  if (submission.published) return { status: 201, body: published(submission.id) };
+  return { status: 202, body: { status: "queued", note: publicationNote(note, publicationSettings()) } };
 }

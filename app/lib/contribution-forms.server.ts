@@ -1,7 +1,9 @@
-import { data } from "react-router";
+import { data, redirect } from "react-router";
 import type { z } from "zod";
-import { ContributionError } from "#app/domain/contributions.server.ts";
+import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
 import { fieldErrorsOf } from "./http.server.ts";
+import type { PublicationNoteKind } from "./messages.ts";
+import { setPublicationNote, setToast, type ToastKind } from "./session.server.ts";
 
 /** Correct the highlighted fields: the form's message box when one or more fields are refused. */
 export const correctFields = "Some answers need your attention: see the highlighted fields.";
@@ -57,4 +59,18 @@ export function parseParts<T extends Record<string, z.ZodType>>(
 export function contributionRefusal(error: unknown, values: Record<string, unknown>) {
   if (error instanceof ContributionError) return refuse({ formError: error.message, values }, error.status);
   throw error;
+}
+
+/**
+ * The redirect after a submission, with the spec's toast: to the published subject when it was published at once
+ * (PUBLISH_INTERVAL=0), otherwise to `queued` (a page that exists already) with the note of when it will appear.
+ */
+export function afterSubmission(
+  submission: Submission,
+  toast: ToastKind,
+  targets: { published: (id: number) => string; queued: string; note: PublicationNoteKind },
+): never {
+  const headers = setToast(new Headers(), toast);
+  if (submission.published) throw redirect(targets.published(submission.id), { headers });
+  throw redirect(targets.queued, { headers: setPublicationNote(headers, targets.note) });
 }

@@ -42,6 +42,17 @@ export const envSchema = z.object({
         .map((entry) => entry.trim())
         .filter(Boolean),
     ),
+  /**
+   * Seconds between publications of queued reviews; each wait is drawn from [0.5, 1.5] × this. 0 publishes each
+   * submission at once (tests and demos: no timing protection). docs/decisions/0013-publication-in-sealed-batches.md.
+   */
+  PUBLISH_INTERVAL: z.coerce.number().min(0).default(1800),
+  /** A manager's reviews are published only in groups of at least this many reviews of that manager. */
+  MANAGER_MIN_REVIEWS: z.coerce.number().int().min(1).default(3),
+  /** A batch is published only when its reviews come from at least this many accounts. */
+  PUBLISH_MIN_AUTHORS: z.coerce.number().int().min(1).default(3),
+  /** Where the keys that seal queued reviews are kept: never in the database, never in its backups. */
+  QUEUE_KEY_DIR: z.string().min(1).default("./data/queue-keys"),
   /** Where the contact form's messages go. */
   CONTACT_EMAIL: z.email().default("owner@localhost"),
 });

@@ -67,3 +67,35 @@ export const toastTexts = {
   "company-reviewed": "Thank you for your submission!",
   "manager-reviewed": "Manager Review added successfully!",
 } as const;
+
+/** What a submission waits for before it appears (docs/decisions/0013-publication-in-sealed-batches.md). */
+export type PublicationNoteKind = "review" | "company" | "manager" | "new-manager";
+
+/** "within about an hour": the longest wait for the next run, each wait being at most 1.5 × the interval. */
+export function publicationWait(intervalSeconds: number): string {
+  const longest = intervalSeconds * 1.5;
+  if (longest < 90) return "within about a minute";
+  if (longest < 30 * 60) return `within about ${Math.ceil(longest / 60 / 5) * 5} minutes`;
+  const hours = Math.max(1, Math.round(longest / 3600));
+  return hours === 1 ? "within about an hour" : `within about ${hours} hours`;
+}
+
+/** The note beside the success text: when the submission will appear, and why it waits. */
+export function publicationNote(
+  kind: PublicationNoteKind,
+  settings: { intervalSeconds: number; managerMinReviews: number },
+): string {
+  const wait = publicationWait(settings.intervalSeconds);
+  const group = `at least ${settings.managerMinReviews} reviews of this manager are waiting`;
+  const when = {
+    review: `Your review will appear with the next publication, ${wait}.`,
+    company: `The company and your review will appear with the next publication, ${wait}.`,
+    manager: `Your review will appear with the first publication after ${group}.`,
+    "new-manager": `The manager will appear with the next publication, ${wait}; your review with the first publication after ${group}.`,
+  }[kind];
+  const why =
+    kind === "manager" || kind === "new-manager"
+      ? "Reviews are published in shuffled batches dated only by the month, and a manager's reviews only in groups, so nobody, not even the people who run this site, can tell which review is yours or when you wrote it."
+      : "Reviews are published in shuffled batches dated only by the month, so nobody, not even the people who run this site, can tell which review is yours or when you wrote it.";
+  return `${when} ${why}`;
+}

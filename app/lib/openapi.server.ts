@@ -13,6 +13,7 @@ import {
   companySuggestionsSchema,
   countrySchema,
   createdReviewSchema,
+  queuedSchema,
   createdSchema,
   managerCardSchema,
   managerProfileSchema,
@@ -60,6 +61,10 @@ function query(name: string, description: string, required = false) {
 function pathId(name: string) {
   return { name, in: "path", required: true, schema: schema(idParamSchema, "input") };
 }
+
+/** Reviews are published in batches; 201 only when the server publishes each submission at once (PUBLISH_INTERVAL=0). */
+const queuedDescription =
+  "Accepted: the review waits for the next publication (shuffled batches, MANAGER_MIN_REVIEWS for managers); note says when it will appear. A server that publishes at once answers 201.";
 
 const searchParameters = [
   query("country", "ISO 3166-1 alpha-2 code, from GET /api/v1/countries", true),
@@ -114,6 +119,7 @@ export function openApiDocument(serverUrl: string) {
           requestBody: body("NewCompany"),
           responses: {
             "201": json("Created", "Created"),
+            "202": json("Queued", queuedDescription),
             ...writeErrors,
             "409": problemResponse(`"This company already exists."`),
           },
@@ -146,6 +152,7 @@ export function openApiDocument(serverUrl: string) {
           requestBody: body("CompanyReviewInput"),
           responses: {
             "201": json("CreatedReview", "Created"),
+            "202": json("Queued", queuedDescription),
             ...writeErrors,
             "404": problemResponse("No such company"),
           },
@@ -170,6 +177,7 @@ export function openApiDocument(serverUrl: string) {
           requestBody: body("NewManager"),
           responses: {
             "201": json("Created", "Created"),
+            "202": json("Queued", queuedDescription),
             ...writeErrors,
             "404": problemResponse("No such company"),
             "409": problemResponse(
@@ -202,6 +210,7 @@ export function openApiDocument(serverUrl: string) {
           requestBody: body("ManagerReviewInput"),
           responses: {
             "201": json("CreatedReview", "Created"),
+            "202": json("Queued", queuedDescription),
             ...writeErrors,
             "404": problemResponse("No such manager"),
             "409": problemResponse(`"You have already reviewed this manager."`),
@@ -297,6 +306,7 @@ export function openApiDocument(serverUrl: string) {
         ManagerReviewPage: schema(pageSchema(managerReviewCardSchema)),
         Created: schema(createdSchema),
         CreatedReview: schema(createdReviewSchema),
+        Queued: schema(queuedSchema),
         TokenPair: schema(tokenPairSchema),
         TokenAccount: schema(tokenAccountSchema),
         CompanySuggestions: schema(companySuggestionsSchema),

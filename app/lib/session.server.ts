@@ -1,7 +1,7 @@
 import { createContext, redirect, type RouterContextProvider } from "react-router";
 import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
 import { auth } from "./auth.server.ts";
-import { toastTexts } from "./messages.ts";
+import { type PublicationNoteKind, toastTexts } from "./messages.ts";
 import { paths } from "./paths.ts";
 
 /** The signed-in account of this request, or null; set once per request by the root middleware. */
@@ -12,9 +12,14 @@ function hasSessionCookie(request: Request): boolean {
   return /(?:^|;\s*)(?:__Host-)?candor\.session_token=/.test(request.headers.get("cookie") ?? "");
 }
 
+/**
+ * Only page views may refresh a session: a form post (a review submission above all) writes nothing for the account,
+ * so no per-account write lands right before a review's transaction.
+ */
 export async function loadAccount(request: Request): Promise<AccountUser | null> {
   if (!hasSessionCookie(request)) return null;
-  const session = await currentAccount(auth(), request.headers);
+  const refresh = request.method === "GET" || request.method === "HEAD";
+  const session = await currentAccount(auth(), request.headers, { refresh });
   return session?.user ?? null;
 }
 
@@ -48,4 +53,21 @@ export function readToast(request: Request): ToastKind | null {
 }
 
 export const clearToastCookie = `${toastCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`;
+
+// Beside the toast, the note of when a queued submission will appear; it stays on the page it leads to.
+const noteCookie = "candor_note";
+const noteKinds: readonly PublicationNoteKind[] = ["review", "company", "manager", "new-manager"];
+
+export function setPublicationNote(headers: Headers, kind: PublicationNoteKind): Headers {
+  headers.append("Set-Cookie", `${noteCookie}=${kind}; Path=/; Max-Age=60; HttpOnly; SameSite=Lax`);
+  return headers;
+}
+
+export function readPublicationNote(request: Request): PublicationNoteKind | null {
+  const match = /(?:^|;\s*)candor_note=([a-z-]+)/.exec(request.headers.get("cookie") ?? "");
+  const kind = match?.[1] as PublicationNoteKind | undefined;
+  return kind && noteKinds.includes(kind) ? kind : null;
+}
+
+export const clearPublicationNoteCookie = `${noteCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`;
 export const toastContext = createContext<ToastKind | null>(null);

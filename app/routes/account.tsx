@@ -15,6 +15,8 @@ import {
   startTwoFactor,
   verifyTotp,
 } from "#app/domain/accounts.server.ts";
+import { truncateWal } from "#app/db/connection.server.ts";
+import { database } from "#app/db/database.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { accountKey, clientContext } from "#app/lib/client.server.ts";
 import { field, fieldErrorsOf, passwordAttemptOr429, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
@@ -161,6 +163,8 @@ export async function action({ context, request }: Route.ActionArgs) {
       const result = await deleteAccount(auth(), parsed.data.password, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
       await attempt.succeeded();
+      // secure_delete zeroed the account's rows in the pages; emptying the WAL leaves no copy of them there either.
+      await truncateWal(database().db);
       throw redirect(paths.home(), { headers: setToast(result.headers, "signed-out") });
     }
     default:

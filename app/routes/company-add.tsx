@@ -1,5 +1,5 @@
 import { useRef } from "react";
-import { Form, redirect, useNavigation } from "react-router";
+import { Form, useNavigation } from "react-router";
 import type { Route } from "./+types/company-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
@@ -14,14 +14,14 @@ import {
   companySchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import { addCompany } from "#app/domain/contributions.server.ts";
+import { addCompany, authorOf, type Submission } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { contributionRefusal, parseParts } from "#app/lib/contribution-forms.server.ts";
+import { afterSubmission, contributionRefusal, parseParts } from "#app/lib/contribution-forms.server.ts";
 import { countryList } from "#app/lib/countries.server.ts";
 import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { requireAccount, setToast } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/lib/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -34,7 +34,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  requireAccount(context, request);
+  const account = requireAccount(context, request);
   const form = await request.formData();
   const values = reviewFormValues(form, [...companyKeys, ...companyReviewKeys]);
   const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
@@ -45,13 +45,14 @@ export async function action({ context, request }: Route.ActionArgs) {
     values,
   );
   if (!parsed.ok) return parsed.response;
-  let id: number;
+  let submission: Submission;
   try {
-    id = await addCompany(database().db, parsed.data.company, parsed.data.review);
+    submission = await addCompany(database().db, authorOf(account), parsed.data.company, parsed.data.review);
   } catch (error) {
     return contributionRefusal(error, values);
   }
-  throw redirect(paths.company(id), { headers: setToast(new Headers(), "company-added") });
+  // A queued company has no page yet: the search page, with the note of when it will appear.
+  afterSubmission(submission, "company-added", { published: paths.company, queued: paths.search(), note: "company" });
 }
 
 export default function CompanyAddPage({ loaderData, actionData }: Route.ComponentProps) {

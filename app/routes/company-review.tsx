@@ -1,6 +1,6 @@
 import { useRef } from "react";
 import { CompanyNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/company-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
@@ -8,14 +8,14 @@ import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
 import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
 import { database } from "#app/db/database.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
-import { recordCompanyReview } from "#app/domain/contributions.server.ts";
+import { authorOf, recordCompanyReview, type Submission } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
 import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
-import { requireAccount, setToast } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/lib/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -30,7 +30,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  requireAccount(context, request);
+  const account = requireAccount(context, request);
   const form = await request.formData();
   const values = reviewFormValues(form, companyReviewKeys);
   const company = await companyOfQuery(request);
@@ -39,12 +39,17 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (limited) return limited;
   const parsed = parseParts({ review: companyReviewSchema }, { review: values }, values);
   if (!parsed.ok) return parsed.response;
+  let submission: Submission;
   try {
-    await recordCompanyReview(database().db, company.id, parsed.data.review);
+    submission = await recordCompanyReview(database().db, authorOf(account), company.id, parsed.data.review);
   } catch (error) {
     return contributionRefusal(error, values);
   }
-  throw redirect(paths.company(company.id), { headers: setToast(new Headers(), "company-reviewed") });
+  afterSubmission(submission, "company-reviewed", {
+    published: paths.company,
+    queued: paths.company(company.id),
+    note: "review",
+  });
 }
 
 export default function CompanyReviewPage({ loaderData, actionData }: Route.ComponentProps) {

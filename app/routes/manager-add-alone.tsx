@@ -1,5 +1,5 @@
 import { useRef, useState } from "react";
-import { Form, redirect, useNavigation } from "react-router";
+import { Form, useNavigation } from "react-router";
 import type { Route } from "./+types/manager-add-alone.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
@@ -17,16 +17,21 @@ import {
   managerSchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import { addManager, companySuggestions, suggestionMinLength } from "#app/domain/contributions.server.ts";
+import {
+  addManager,
+  authorOf,
+  companySuggestions,
+  type Submission,
+  suggestionMinLength,
+} from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
 import { countryList, countryName } from "#app/lib/countries.server.ts";
 import { field, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
-import { requireAccount, setToast } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/lib/session.server.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
 
@@ -86,21 +91,22 @@ export async function action({ context, request }: Route.ActionArgs) {
     { company: companyPrefix },
   );
   if (!parsed.ok) return parsed.response;
-  let id: number;
+  let submission: Submission;
   try {
-    id = await addManager(
-      database().db,
-      { userId: account.id, secret: serverSecret() },
-      {
-        company: parsed.data.company ? { company: parsed.data.company } : { id: existingId! },
-        manager: parsed.data.manager,
-        review: parsed.data.review,
-      },
-    );
+    submission = await addManager(database().db, authorOf(account), {
+      company: parsed.data.company ? { company: parsed.data.company } : { id: existingId! },
+      manager: parsed.data.manager,
+      review: parsed.data.review,
+    });
   } catch (error) {
     return contributionRefusal(error, values);
   }
-  throw redirect(paths.manager(id), { headers: setToast(new Headers(), "manager-reviewed") });
+  // A queued manager has no page yet: their company's page when it exists, else the search page, with the note.
+  afterSubmission(submission, "manager-reviewed", {
+    published: paths.manager,
+    queued: parsed.data.company ? paths.search() : paths.company(existingId!),
+    note: "new-manager",
+  });
 }
 
 export default function ManagerAddAlonePage({ loaderData, actionData }: Route.ComponentProps) {

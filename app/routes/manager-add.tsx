@@ -1,6 +1,6 @@
 import { useRef } from "react";
 import { CompanyNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/manager-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
@@ -15,15 +15,14 @@ import {
   managerSchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import { addManager } from "#app/domain/contributions.server.ts";
+import { addManager, authorOf, type Submission } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
 import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
-import { requireAccount, setToast } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/lib/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -51,17 +50,22 @@ export async function action({ context, request }: Route.ActionArgs) {
     values,
   );
   if (!parsed.ok) return parsed.response;
-  let id: number;
+  let submission: Submission;
   try {
-    id = await addManager(
-      database().db,
-      { userId: account.id, secret: serverSecret() },
-      { company: { id: company.id }, manager: parsed.data.manager, review: parsed.data.review },
-    );
+    submission = await addManager(database().db, authorOf(account), {
+      company: { id: company.id },
+      manager: parsed.data.manager,
+      review: parsed.data.review,
+    });
   } catch (error) {
     return contributionRefusal(error, values);
   }
-  throw redirect(paths.manager(id), { headers: setToast(new Headers(), "manager-reviewed") });
+  // A queued manager has no page yet: their company's page, with the note of when they will appear.
+  afterSubmission(submission, "manager-reviewed", {
+    published: paths.manager,
+    queued: paths.company(company.id),
+    note: "new-manager",
+  });
 }
 
 export default function ManagerAddPage({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,6 +1,6 @@
 import { useRef } from "react";
 import { ManagerNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/manager-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
@@ -8,15 +8,19 @@ import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
 import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
 import { database } from "#app/db/database.server.ts";
 import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
-import { hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
+import {
+  authorOf,
+  hasReviewedManager,
+  recordManagerReview,
+  type Submission,
+} from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/lib/client.server.ts";
-import { contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
 import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { managerOfQuery } from "#app/lib/query-subjects.server.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
-import { accountContext, setToast } from "#app/lib/session.server.ts";
+import { accountContext } from "#app/lib/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -29,7 +33,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const summary = { id: manager.id, name: `${manager.firstName} ${manager.lastName}` };
   const account = context.get(accountContext);
   if (!account) return { manager: summary, blocked: contributionMessages.mustSignIn };
-  const reviewed = await hasReviewedManager(database().db, { userId: account.id, secret: serverSecret() }, manager.id);
+  const reviewed = await hasReviewedManager(database().db, authorOf(account), manager.id);
   return { manager: summary, blocked: reviewed ? contributionMessages.alreadyReviewed : null };
 }
 
@@ -44,17 +48,17 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (limited) return limited;
   const parsed = parseParts({ review: managerReviewSchema }, { review: values }, values);
   if (!parsed.ok) return parsed.response;
+  let submission: Submission;
   try {
-    await recordManagerReview(
-      database().db,
-      { userId: account.id, secret: serverSecret() },
-      manager.id,
-      parsed.data.review,
-    );
+    submission = await recordManagerReview(database().db, authorOf(account), manager.id, parsed.data.review);
   } catch (error) {
     return contributionRefusal(error, values);
   }
-  throw redirect(paths.manager(manager.id), { headers: setToast(new Headers(), "manager-reviewed") });
+  afterSubmission(submission, "manager-reviewed", {
+    published: paths.manager,
+    queued: paths.manager(manager.id),
+    note: "manager",
+  });
 }
 
 export default function ManagerReviewPage({ loaderData, actionData }: Route.ComponentProps) {

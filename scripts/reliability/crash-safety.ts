@@ -16,6 +16,7 @@ import {
   type ServerProcess,
   signUp,
   sleep,
+  publishQueued,
   spawnServer,
   verifyWrites,
   waitForHealth,
@@ -38,6 +39,8 @@ type Summary = {
   requests: number;
   acknowledged: number;
   lost: number;
+  /** What `npm run reviews:publish` said of the queue after the last kill. */
+  published: string;
   duplicated: number;
   orphans: number;
   mismatches: number;
@@ -133,9 +136,10 @@ async function runEngine(engine: Engine): Promise<Summary> {
     const code = await server.exited;
     if (code !== 0) throw new Error(`the last server exited with ${code}:\n${server.log()}`);
 
+    const published = publishQueued(database, env).trim();
     const result = await verifyWrites(database, acknowledged, sent);
     for (const problem of result.problems.slice(0, 50)) console.error(`  ${engine}: ${problem}`);
-    return { engine, kills: killsDone, requests, acknowledged: acknowledged.size, ...result };
+    return { engine, kills: killsDone, requests, acknowledged: acknowledged.size, published, ...result };
   } finally {
     await cleanUp(server, database);
   }
@@ -151,7 +155,7 @@ for (const engine of engines) {
     `crash-safety ${engine}: ${summary.kills} kills survived, ${summary.requests} requests sent, ` +
       `${summary.acknowledged} acknowledged writes checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ` +
       `${summary.orphans} companies or managers without a review, ${summary.mismatches} aggregate mismatches ` +
-      `(${summary.companies} companies and ${summary.managers} managers checked)` +
+      `(${summary.companies} companies and ${summary.managers} managers checked; leftovers: ${summary.published})` +
       (bad ? " — FAILED" : ""),
   );
 }

@@ -22,6 +22,8 @@ export {
   freePort,
   newSecret,
   postgresAdminUrl,
+  publishAtOnce,
+  publishQueued,
   readDatabase,
   root,
   type ServerProcess,

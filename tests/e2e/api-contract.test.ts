@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, describe, it } from "node:test";
 import { maxBodyBytes } from "#app/lib/api-request.server.ts";
-import { contributionMessages } from "#app/lib/messages.ts";
+import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
 import {
   type Account,
   type Answer,
@@ -716,6 +721,54 @@ describe("rate limits", () => {
     } while (signIn.status === 401);
     assertStatus(signIn, 429);
     assert.ok(Number(signIn.response.headers.get("retry-after")) > 0);
+  });
+});
+
+describe("batched publication (the default)", () => {
+  it("answers 202 Accepted with the note of when the review appears, and shows nothing until a batch publishes it", async () => {
+    const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-contract-keys-"));
+    const secret = randomBytes(32).toString("hex");
+    const settings = { PUBLISH_INTERVAL: "1800", MANAGER_MIN_REVIEWS: "3", PUBLISH_MIN_AUTHORS: "3" };
+    const batched = await startServer("sqlite", {
+      env: {
+        DEMO_DATA: "never",
+        TRUSTED_PROXIES: "127.0.0.1",
+        QUEUE_KEY_DIR: keyDir,
+        AUTH_SECRET: secret,
+        ...settings,
+      },
+    });
+    servers.push(batched);
+    const client = await ApiClient.connect(batched.baseURL);
+    const author = { token: (await client.newAccount(batched.databaseUrl)).accessToken };
+    const note = (kind: PublicationNoteKind) => publicationNote(kind, { intervalSeconds: 1800, managerMinReviews: 3 });
+
+    const added = await client.post("/api/v1/companies", { company: newCompany(), review: companyReview() }, author);
+    assertStatus(added, 202);
+    assert.deepEqual(added.body, { status: "queued", note: note("company") });
+    const company = newCompany();
+    const atNew = { company, manager: newManager(), review: managerReview() };
+    assertStatus(await client.post("/api/v1/managers", atNew, author), 202);
+    const search = await client.get(
+      `/api/v1/companies?country=${company.country}&q=${encodeURIComponent(String(company.name))}`,
+    );
+    assertStatus(search, 200);
+    assert.deepEqual((search.body as Page<SearchResult>).items, []);
+
+    // One account is fewer than PUBLISH_MIN_AUTHORS: the publisher holds both, sealed again under a new key.
+    const published = execFileSync(process.execPath, ["scripts/publish.ts"], {
+      cwd: path.resolve(import.meta.dirname, "../.."),
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: batched.databaseUrl,
+        QUEUE_KEY_DIR: keyDir,
+        AUTH_SECRET: secret,
+        ...settings,
+      },
+      encoding: "utf8",
+    });
+    assert.equal(published.trim(), "Published 0 reviews; 2 held.");
+    fs.rmSync(keyDir, { recursive: true, force: true });
   });
 });
 

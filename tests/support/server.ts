@@ -1,6 +1,6 @@
 // The one harness that starts the built server (`npm run build` first) on a throwaway database: used by the browser
 // and HTTP tests (tests/e2e), the reliability scripts and tests, and the benchmark.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
@@ -82,6 +82,31 @@ export async function createDatabase(engine: Engine, label: string): Promise<Thr
 /** One run of `node server/main.ts` on a fixed port and database; `log` collects stdout and stderr. */
 export type ServerProcess = { child: ChildProcess; log: () => string; exited: Promise<number | null> };
 
+/** Publish-at-once mode, with the queue's key files under `dir`. */
+export function publishAtOnce(dir: string): Record<string, string> {
+  return {
+    PUBLISH_INTERVAL: "0",
+    MANAGER_MIN_REVIEWS: "1",
+    PUBLISH_MIN_AUTHORS: "1",
+    QUEUE_KEY_DIR: path.join(dir, "queue-keys"),
+  };
+}
+
+/**
+ * `npm run reviews:publish` on this database: what a crash left queued (committed, perhaps never answered) is
+ * published before the writes are counted.
+ */
+export function publishQueued(
+  database: Pick<ThrowawayDatabase, "url" | "dir">,
+  extraEnv: Record<string, string> = {},
+): string {
+  return execFileSync(process.execPath, ["scripts/publish.ts"], {
+    cwd: root,
+    env: { PATH: process.env.PATH, DATABASE_URL: database.url, ...publishAtOnce(database.dir), ...extraEnv },
+    encoding: "utf8",
+  });
+}
+
 /**
  * Production mode, demo data, warnings and errors only, mail into `<dir>/outbox`, links back to the server itself;
  * `extraEnv` adds or replaces settings. `options.logFile` sends the server's output to a file instead of memory
@@ -104,6 +129,9 @@ export function spawnServer(
     AUTH_SECRET: newSecret(),
     OUTBOX_DIR: path.join(database.dir, "outbox"),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // Tests, scripts and the benchmark look at a review right after writing it: each submission is published before
+    // it is answered (the batching itself is tested in app/domain/publication.server.test.ts).
+    ...publishAtOnce(database.dir),
     ...extraEnv,
   };
   const { logFile, nodeArgs = [] } = options;

@@ -10,7 +10,12 @@ import {
   managerSchema,
 } from "#app/domain/contribution-input.server.ts";
 import { companyForm, companyReviewForm, managerForm, managerReviewForm } from "./payloads.ts";
-import { type Author, ContributionError, type ContributionFailure } from "#app/domain/contributions.server.ts";
+import {
+  type Author,
+  ContributionError,
+  type ContributionFailure,
+  type Submission,
+} from "#app/domain/contributions.server.ts";
 
 /**
  * Valid contributions as the schemas hand them to the domain (the form builders are in payloads.ts): every rating
@@ -21,6 +26,16 @@ export const testReceiptSecret = "candor-contributions-test-secret-0123456789";
 
 export function author(userId: string): Author {
   return { userId, secret: testReceiptSecret };
+}
+
+/** An author for tests where who wrote it does not matter. */
+export const someone = author("user-someone");
+
+/** The subject's id of a submission that must have been published at once (the suites run with PUBLISH_INTERVAL=0). */
+export function published(submission: Submission): number {
+  expect(submission).toMatchObject({ published: true });
+  if (!submission.published) throw new Error("The submission was queued, not published.");
+  return submission.id;
 }
 
 export const company = (fields: Record<string, unknown> = {}): CompanyInput => companySchema.parse(companyForm(fields));

@@ -2,12 +2,15 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import SQLite from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeEach, describe, inject } from "vitest";
 import { type DatabaseHandle, type Engine, openDatabase } from "#app/db/connection.server.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
 import type { Database } from "#app/db/schema.ts";
+import { env } from "#app/lib/env.server.ts";
+import { sweepQueueKeys } from "#app/lib/queue-keys.server.ts";
 import { testPostgresUrl } from "./postgres-url.ts";
 
 /**
@@ -80,6 +83,23 @@ async function dropSchema(schema: string): Promise<void> {
   });
 }
 
+/** Destroys the queue key files of this database (named by its queue id), if it has a queue yet. */
+async function destroyQueueKeys(db: DatabaseHandle["db"]): Promise<void> {
+  const state = await db
+    .selectFrom("queue_state")
+    .select("queue_id")
+    .executeTakeFirst()
+    .catch(() => undefined);
+  if (state) sweepQueueKeys(env().QUEUE_KEY_DIR, state.queue_id, new Set());
+}
+
+/**
+ * A copied or emptied database must not share its queue id with another: key files are named after it, and the
+ * test files run in parallel over one key directory.
+ */
+const freshQueueState = () =>
+  `update queue_state set queue_id = '${randomBytes(12).toString("base64url")}', key_id = null`;
+
 async function createPostgresDatabase(): Promise<TestDatabase> {
   // Lower-case letters, digits and underscores only, so the name needs no quoting.
   const schema = `test_${process.pid}_${randomBytes(6).toString("hex")}`;
@@ -91,6 +111,7 @@ async function createPostgresDatabase(): Promise<TestDatabase> {
     url,
     schema,
     drop: async () => {
+      await destroyQueueKeys(handle.db);
       await handle.close();
       await dropSchema(schema);
     },
@@ -100,13 +121,19 @@ async function createPostgresDatabase(): Promise<TestDatabase> {
 function createSqliteDatabase(template?: string): TestDatabase {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "candor-test-"));
   const url = path.join(directory, "candor.sqlite");
-  if (template) fs.copyFileSync(template, url);
+  if (template) {
+    fs.copyFileSync(template, url);
+    const file = new SQLite(url);
+    file.exec(freshQueueState());
+    file.close();
+  }
   const handle = openDatabase(url);
   return {
     ...handle,
     url,
     schema: undefined,
     drop: async () => {
+      await destroyQueueKeys(handle.db);
       await handle.close();
       fs.rmSync(directory, { recursive: true, force: true });
     },
@@ -139,7 +166,8 @@ export async function createTestDatabase(engine: Engine, options: { migrate?: bo
 async function emptyingStatements(db: Kysely<Database>): Promise<string> {
   const tables = (
     await sql<{ name: string }>`select tablename as name from pg_tables
-      where schemaname = current_schema() and tablename not like 'kysely_migration%'`.execute(db)
+      where schemaname = current_schema() and tablename not like 'kysely_migration%'
+        and tablename <> 'queue_state'`.execute(db)
   ).rows.map((row) => row.name);
   const references = (
     await sql<{ child: string; parent: string }>`select c.relname as child, p.relname as parent
@@ -181,7 +209,12 @@ function reusedPostgresDatabase() {
         await schemaDatabase.close();
       } else {
         const schema = schemaDatabase.schema;
-        await onAdminConnection((client) => client.query(`set search_path = ${schema}; ${emptying}`));
+        const queueId = await onAdminConnection(async (client) => {
+          const { rows } = await client.query<{ queue_id: string }>(`select queue_id from ${schema}.queue_state`);
+          await client.query(`set search_path = ${schema}; ${emptying} ${freshQueueState()};`);
+          return rows[0]?.queue_id;
+        });
+        if (queueId) sweepQueueKeys(env().QUEUE_KEY_DIR, queueId, new Set());
       }
       const handle = openDatabase(schemaDatabase.url, { poolSize: 4 });
       return { ...schemaDatabase, ...handle, drop: handle.close };

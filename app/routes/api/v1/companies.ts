@@ -2,9 +2,9 @@ import { database } from "#app/db/database.server.ts";
 import { newCompanyBodySchema, queryOf, searchQuerySchema } from "#app/domain/api-input.server.ts";
 import { searchCompanies } from "#app/domain/companies.server.ts";
 import { hasNullValues } from "#app/domain/contribution-input.server.ts";
-import { addCompany } from "#app/domain/contributions.server.ts";
+import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
 import { readRawBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite } from "#app/lib/api.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/companies?country=US&q=acme[&after=…]: the same search as the search page. */
@@ -14,7 +14,7 @@ export const loader = apiRead(async ({ request }) => {
 });
 
 /** POST /api/v1/companies: a company with its first review. */
-export const action = apiWrite(async ({ request }) => {
+export const action = apiWrite(async ({ request, author }) => {
   const raw = await readRawBody(request);
   if (!raw.ok) throw raw.response;
   // A company payload with null values is refused as a whole, with this message.
@@ -22,6 +22,6 @@ export const action = apiWrite(async ({ request }) => {
     throw new ApiProblem(400, contributionMessages.payloadNulls);
   }
   const body = newCompanyBodySchema.parse(raw.data);
-  const id = await addCompany(database().db, body.company, body.review);
-  return { status: 201, body: { id } };
+  const submission = await addCompany(database().db, authorOf({ id: author.userId }), body.company, body.review);
+  return submissionAnswer(submission, (id) => ({ id }), "company");
 });

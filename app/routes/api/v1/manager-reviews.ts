@@ -1,11 +1,10 @@
 import { database } from "#app/db/database.server.ts";
 import { parseIdParam, managerReviewSchema, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
-import { recordManagerReview } from "#app/domain/contributions.server.ts";
+import { authorOf, recordManagerReview } from "#app/domain/contributions.server.ts";
 import { findManager, managerReviews } from "#app/domain/managers.server.ts";
 import { readBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite } from "#app/lib/api.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
 
 function managerId(params: Record<string, string | undefined>): number {
   return parseIdParam("managerId", params.managerId);
@@ -24,6 +23,6 @@ export const action = apiWrite(async ({ params, request, author }) => {
   const id = managerId(params);
   const body = await readBody(request, managerReviewSchema);
   if (!body.ok) throw body.response;
-  await recordManagerReview(database().db, { userId: author.userId, secret: serverSecret() }, id, body.data);
-  return { status: 201, body: { ok: true } };
+  const submission = await recordManagerReview(database().db, authorOf({ id: author.userId }), id, body.data);
+  return submissionAnswer(submission, () => ({ ok: true }), "manager");
 });

@@ -1,12 +1,11 @@
 import { database } from "#app/db/database.server.ts";
 import { newManagerBodySchema, queryOf, searchQuerySchema } from "#app/domain/api-input.server.ts";
 import { hasNullValues } from "#app/domain/contribution-input.server.ts";
-import { addManager } from "#app/domain/contributions.server.ts";
+import { addManager, authorOf } from "#app/domain/contributions.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
 import { readRawBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite } from "#app/lib/api.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
 
 /** GET /api/v1/managers?country=US&q=jane[&after=…]: first name, last name or both. */
 export const loader = apiRead(async ({ request }) => {
@@ -21,14 +20,10 @@ export const action = apiWrite(async ({ request, author }) => {
   const company = (raw.data as { company?: unknown } | null)?.company;
   if (company !== undefined && hasNullValues(company)) throw new ApiProblem(400, contributionMessages.payloadNulls);
   const body = newManagerBodySchema.parse(raw.data);
-  const id = await addManager(
-    database().db,
-    { userId: author.userId, secret: serverSecret() },
-    {
-      company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
-      manager: body.manager,
-      review: body.review,
-    },
-  );
-  return { status: 201, body: { id } };
+  const submission = await addManager(database().db, authorOf({ id: author.userId }), {
+    company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
+    manager: body.manager,
+    review: body.review,
+  });
+  return submissionAnswer(submission, (id) => ({ id }), "new-manager");
 });

@@ -1,0 +1,276 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { describeEachEngine } from "#tests/support/test-database.ts";
+import { countRows, insertCompany, insertManager } from "#tests/support/test-fixtures.ts";
+import { today } from "#app/lib/ids.server.ts";
+import { sealedBytes } from "#app/lib/queue-keys.server.ts";
+import {
+  addCompany,
+  addManager,
+  contributionPublisher,
+  hasReviewedManager,
+  recordCompanyReview,
+  recordManagerReview,
+} from "./contributions.server.ts";
+import { type PublicationSettings, type Publisher, publishQueued, queuedCount } from "./publication.server.ts";
+import {
+  author,
+  company,
+  companyReview,
+  expectRefusal,
+  manager,
+  managerReview,
+  testReceiptSecret,
+} from "#tests/support/test-contributions.ts";
+
+let keyDir: string;
+let settings: PublicationSettings;
+beforeEach(() => {
+  keyDir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-queue-keys-"));
+  settings = { intervalSeconds: 1800, managerMinReviews: 3, minAuthors: 3, keyDir };
+});
+afterEach(() => fs.rmSync(keyDir, { recursive: true, force: true }));
+
+const publisher = contributionPublisher(testReceiptSecret);
+const people = ["alice", "bob", "carol", "dave", "erin"].map((name) => author(`user-${name}`));
+const keyFiles = () => fs.readdirSync(keyDir).sort();
+
+describeEachEngine("the publication queue", (database, engine) => {
+  it("keeps queued reviews invisible until a batch publishes them", async () => {
+    const { db } = database();
+    const acme = await insertCompany(db, { name: "Acme" });
+    for (const person of people.slice(0, 3)) {
+      expect(await recordCompanyReview(db, person, acme, companyReview(), settings)).toEqual({ published: false });
+    }
+    expect(await addCompany(db, people[3]!, company({ name: "Globex" }), companyReview(), settings)).toEqual({
+      published: false,
+    });
+
+    expect(await countRows(db, "company_reviews")).toBe(0);
+    expect(await countRows(db, "companies")).toBe(1);
+    const stored = await db.selectFrom("companies").select("review_count").where("id", "=", acme).executeTakeFirst();
+    expect(stored?.review_count).toBe(0);
+    expect(await queuedCount(db)).toBe(4);
+
+    const result = await publishQueued(db, publisher, { settings });
+    expect(result).toMatchObject({ published: 4, held: 0 });
+    expect(await countRows(db, "company_reviews")).toBe(4);
+    expect(await countRows(db, "companies")).toBe(2);
+    expect(await queuedCount(db)).toBe(0);
+  });
+
+  it("dates a batch with the publication day and writes reviews and receipts in shuffled order", async () => {
+    const { db } = database();
+    const managerId = await insertManager(db, { first_name: "Jane", last_name: "Doe" });
+    const many = Array.from({ length: 10 }, (_, index) => author(`user-${index}`));
+    for (const person of many) await recordManagerReview(db, person, managerId, managerReview(), settings);
+    const writes: string[] = [];
+    const recording: Publisher = {
+      ...publisher,
+      insertManagerReview: async (...args) => {
+        writes.push("review");
+        await publisher.insertManagerReview(...args);
+      },
+      insertReceipt: async (...args) => {
+        writes.push("receipt");
+        await publisher.insertReceipt(...args);
+      },
+    };
+
+    await publishQueued(db, recording, { settings });
+
+    const reviews = await db.selectFrom("manager_reviews").select("created_on").execute();
+    expect(reviews.map((review) => review.created_on)).toEqual(Array(10).fill(today()));
+    expect(writes.filter((write) => write === "receipt")).toHaveLength(10);
+    // Unshuffled, every review would sit right before or after its receipt: strictly alternating. A shuffle of 20
+    // writes alternates once in about 92,000 runs.
+    const alternating = writes.every((write, index) => index === 0 || write !== writes[index - 1]);
+    expect(alternating).toBe(false);
+  });
+
+  it("publishes a manager's reviews only in groups of MANAGER_MIN_REVIEWS, re-sealing held ones under a new key", async () => {
+    const { db } = database();
+    const companyId = await insertCompany(db, { name: "Acme" });
+    const jane = await insertManager(db, { first_name: "Jane", last_name: "Doe" }, [companyId]);
+    // Three authors write about the company, so the batch rule is met and only the group rule holds Jane's reviews.
+    for (const person of people.slice(2, 5))
+      await recordCompanyReview(db, person, companyId, companyReview(), settings);
+    await recordManagerReview(db, people[0]!, jane, managerReview(), settings);
+    await recordManagerReview(db, people[1]!, jane, managerReview(), settings);
+    const before = await db.selectFrom("pending_reviews").selectAll().execute();
+    const receiptsBefore = await db.selectFrom("pending_receipts").selectAll().execute();
+    const keysBefore = keyFiles();
+
+    expect(await publishQueued(db, publisher, { settings })).toMatchObject({ published: 3, held: 2 });
+    expect(await countRows(db, "manager_reviews")).toBe(0);
+    expect(await countRows(db, "review_receipts")).toBe(0);
+    const after = await db.selectFrom("pending_reviews").selectAll().execute();
+    const receiptsAfter = await db.selectFrom("pending_receipts").selectAll().execute();
+    expect(after).toHaveLength(2);
+    expect(receiptsAfter).toHaveLength(2);
+    const beforeIds = new Set(before.map((row) => row.id));
+    for (const row of after) expect(beforeIds.has(row.id)).toBe(false);
+    expect(new Set(after.map((row) => row.key_id)).size).toBe(1);
+    expect(before.map((row) => row.key_id)).not.toContain(after[0]!.key_id);
+    expect(receiptsAfter.map((row) => row.key).sort()).not.toEqual(receiptsBefore.map((row) => row.key).sort());
+    // The old key file is gone; only the new one, which the held rows name, is left.
+    expect(keysBefore).toHaveLength(1);
+    expect(keyFiles()).toEqual([expect.stringContaining(`.${after[0]!.key_id}.key`)]);
+    // Held, the account's review still counts: a second one is refused.
+    expect(await hasReviewedManager(db, people[0]!, jane, settings)).toBe(true);
+
+    await recordManagerReview(db, people[2]!, jane, managerReview(), settings);
+    expect(await publishQueued(db, publisher, { settings })).toMatchObject({ published: 3, held: 0 });
+    expect(await countRows(db, "manager_reviews")).toBe(3);
+    expect(await countRows(db, "review_receipts")).toBe(3);
+    expect(await countRows(db, "pending_receipts")).toBe(0);
+  });
+
+  it("holds a batch whose reviews come from fewer than PUBLISH_MIN_AUTHORS accounts", async () => {
+    const { db } = database();
+    const acme = await insertCompany(db, { name: "Acme" });
+    await recordCompanyReview(db, people[0]!, acme, companyReview(), settings);
+    await recordCompanyReview(db, people[0]!, acme, companyReview(), settings);
+    await recordCompanyReview(db, people[1]!, acme, companyReview(), settings);
+
+    expect(await publishQueued(db, publisher, { settings })).toMatchObject({ published: 0, held: 3 });
+    expect(await countRows(db, "company_reviews")).toBe(0);
+
+    await recordCompanyReview(db, people[2]!, acme, companyReview(), settings);
+    expect(await publishQueued(db, publisher, { settings })).toMatchObject({ published: 4, held: 0 });
+    expect(await countRows(db, "company_reviews")).toBe(4);
+  });
+
+  it("publishes a new manager with the next batch and holds its first review for the manager's group", async () => {
+    const { db } = database();
+    const companyId = await insertCompany(db, { name: "Acme" });
+    for (const person of people.slice(2, 4))
+      await recordCompanyReview(db, person, companyId, companyReview(), settings);
+    await addManager(
+      db,
+      people[0]!,
+      { company: { id: companyId }, manager: manager(), review: managerReview() },
+      settings,
+    );
+
+    expect(await publishQueued(db, publisher, { settings })).toMatchObject({ published: 2, held: 1 });
+    const jane = await db.selectFrom("managers").select(["id", "review_count"]).executeTakeFirstOrThrow();
+    expect(jane.review_count).toBe(0);
+    expect(await hasReviewedManager(db, people[0]!, jane.id, settings)).toBe(true);
+    await expectRefusal(recordManagerReview(db, people[0]!, jane.id, managerReview(), settings), "already-reviewed");
+
+    await recordManagerReview(db, people[1]!, jane.id, managerReview(), settings);
+    await recordManagerReview(db, people[2]!, jane.id, managerReview(), settings);
+    expect(await publishQueued(db, publisher, { settings })).toMatchObject({ published: 3, held: 0 });
+    expect(await countRows(db, "manager_reviews")).toBe(3);
+  });
+
+  it("attaches the review of a second queued addition of one company to the first", async () => {
+    const { db } = database();
+    const lenient = { ...settings, minAuthors: 1 };
+    await addCompany(db, people[0]!, company({ name: "Initech" }), companyReview(), lenient);
+    await addCompany(db, people[1]!, company({ name: "INITECH" }), companyReview(), lenient);
+
+    expect(await publishQueued(db, publisher, { settings: lenient })).toMatchObject({ published: 2, held: 0 });
+    const companies = await db.selectFrom("companies").select(["id", "review_count"]).execute();
+    expect(companies).toEqual([{ id: companies[0]!.id, review_count: 2 }]);
+  });
+
+  it("refuses a second review of a manager by one account while the first is queued", async () => {
+    const { db } = database();
+    const jane = await insertManager(db, { first_name: "Jane", last_name: "Doe" });
+    await recordManagerReview(db, people[0]!, jane, managerReview(), settings);
+
+    await expectRefusal(recordManagerReview(db, people[0]!, jane, managerReview(), settings), "already-reviewed");
+    expect(await queuedCount(db)).toBe(1);
+    expect(await hasReviewedManager(db, people[0]!, jane, settings)).toBe(true);
+    expect(await hasReviewedManager(db, people[1]!, jane, settings)).toBe(false);
+  });
+
+  it("seals every queued review into a row of one size, whatever it holds", async () => {
+    const { db } = database();
+    const acme = await insertCompany(db, { name: "Acme" });
+    const jane = await insertManager(db, { first_name: "Jane", last_name: "Doe" });
+    await recordCompanyReview(db, people[0]!, acme, companyReview({ review_text: "Short." }), settings);
+    await recordCompanyReview(db, people[1]!, acme, companyReview({ review_text: "€".repeat(4999) + "." }), settings);
+    await recordManagerReview(db, people[2]!, jane, managerReview(), settings);
+    await addManager(
+      db,
+      people[3]!,
+      {
+        company: { company: company({ name: "G".repeat(200), website: `example.com/${"a".repeat(480)}` }) },
+        manager: manager(),
+        review: managerReview(),
+      },
+      settings,
+    );
+
+    const rows = await db.selectFrom("pending_reviews").selectAll().execute();
+    expect(rows).toHaveLength(4);
+    for (const row of rows) expect(Buffer.from(row.sealed).length).toBe(sealedBytes);
+    const columns =
+      engine === "sqlite"
+        ? (await sql<{ name: string }>`select name from pragma_table_info('pending_reviews')`.execute(db)).rows
+        : (
+            await sql<{ name: string }>`select column_name as name from information_schema.columns
+              where table_schema = current_schema() and table_name = 'pending_reviews'`.execute(db)
+          ).rows;
+    expect(columns.map((column) => column.name).sort()).toEqual(["id", "key_id", "sealed"]);
+  });
+
+  it("loses no queued review when the publishing process is killed (SIGKILL) at any moment", async () => {
+    const { db, url } = database();
+    const acme = await insertCompany(db, { name: "Acme" });
+    const lenient = { ...settings, managerMinReviews: 1, minAuthors: 1 };
+    let submitted = 0;
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 40; i++) {
+        await recordCompanyReview(
+          db,
+          people[i % 5]!,
+          acme,
+          companyReview({ review_text: `Round ${round}, review ${i}.` }),
+          settings,
+        );
+        submitted += 1;
+      }
+      // Killed somewhere between start-up and well after the commit: before, inside or after the transaction.
+      const child = spawn(process.execPath, ["scripts/publish.ts"], {
+        cwd: path.resolve(import.meta.dirname, "../.."),
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: url,
+          QUEUE_KEY_DIR: keyDir,
+          AUTH_SECRET: testReceiptSecret,
+          MANAGER_MIN_REVIEWS: "1",
+          PUBLISH_MIN_AUTHORS: "1",
+        },
+        stdio: "ignore",
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300 + round * 250));
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    }
+    await publishQueued(db, publisher, { settings: lenient, wait: true });
+
+    expect(await countRows(db, "company_reviews")).toBe(submitted);
+    expect(await queuedCount(db)).toBe(0);
+    const stored = await db.selectFrom("companies").select("review_count").where("id", "=", acme).executeTakeFirst();
+    expect(stored?.review_count).toBe(submitted);
+    const state = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
+    expect(keyFiles()).toEqual([`${state.queue_id}.${state.key_id}.key`]);
+  });
+
+  if (engine === "sqlite") {
+    it("runs SQLite with secure_delete on, so deleted rows are zeroed in the file", async () => {
+      const { db } = database();
+      const { rows } = await sql<{ secure_delete: number }>`pragma secure_delete`.execute(db);
+      expect(rows[0]?.secure_delete).toBe(1);
+    });
+  }
+});

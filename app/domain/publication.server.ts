@@ -1,0 +1,436 @@
+import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { type Kysely, sql, type Transaction } from "kysely";
+import { truncateWal } from "#app/db/connection.server.ts";
+import { isPostgres } from "#app/db/dialect.ts";
+import type { Database } from "#app/db/schema.ts";
+import { publicDataChanged } from "#app/lib/data-version.server.ts";
+import { env } from "#app/lib/env.server.ts";
+import {
+  createQueueKey,
+  destroyQueueKey,
+  type QueueKey,
+  readQueueKey,
+  seal,
+  sweepQueueKeys,
+  unseal,
+} from "#app/lib/queue-keys.server.ts";
+import type {
+  CompanyInput,
+  CompanyReviewInput,
+  ManagerInput,
+  ManagerReviewInput,
+} from "./contribution-input.server.ts";
+
+/**
+ * The publication queue (docs/decisions/0013-publication-in-sealed-batches.md). Submissions only seal a review into
+ * `pending_reviews`; a publication run, one transaction, opens every queued row, publishes what the two minimum rules
+ * allow in a shuffled batch dated with the publication day, seals what it holds back under a new key, and destroys
+ * the old key after commit. The key files live under QUEUE_KEY_DIR, outside the database.
+ */
+
+export type PublicationSettings = {
+  /** Seconds between runs (0: each submission is published before its request is answered). */
+  intervalSeconds: number;
+  managerMinReviews: number;
+  minAuthors: number;
+  keyDir: string;
+};
+
+export function publicationSettings(): PublicationSettings {
+  const { PUBLISH_INTERVAL, MANAGER_MIN_REVIEWS, PUBLISH_MIN_AUTHORS, QUEUE_KEY_DIR } = env();
+  return {
+    intervalSeconds: PUBLISH_INTERVAL,
+    managerMinReviews: MANAGER_MIN_REVIEWS,
+    minAuthors: PUBLISH_MIN_AUTHORS,
+    keyDir: QUEUE_KEY_DIR,
+  };
+}
+
+/** A new manager's company: an existing one, or one added together with the manager. */
+export type ManagerCompany = { id: number } | { company: CompanyInput };
+
+/** What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors. */
+export type QueuedReview =
+  | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput }
+  | { kind: "new-company"; author: string; company: CompanyInput; review: CompanyReviewInput }
+  | { kind: "manager-review"; author: string; managerId: number; receipt: string; review: ManagerReviewInput }
+  | {
+      kind: "new-manager";
+      author: string;
+      /** The manager's id is known only once published: the receipt is computed then, from the account's id. */
+      userId: string;
+      company: ManagerCompany;
+      manager: ManagerInput;
+      review: ManagerReviewInput;
+    };
+
+type Trx = Transaction<Database>;
+
+/** The steps of publishing that write public rows; contributions.server.ts provides them. */
+export type Publisher = {
+  /** Creates the company, or finds the published one with the same name and website. */
+  companyFor: (trx: Trx, company: CompanyInput, day: string) => Promise<number>;
+  createManager: (trx: Trx, companyId: number, manager: ManagerInput, day: string) => Promise<number>;
+  insertCompanyReview: (trx: Trx, companyId: number, review: CompanyReviewInput, day: string) => Promise<void>;
+  insertManagerReview: (trx: Trx, managerId: number, review: ManagerReviewInput, day: string) => Promise<void>;
+  insertReceipt: (trx: Trx, receipt: string) => Promise<void>;
+  /** The receipt of a new manager's first review, from the account id it was queued with. */
+  receiptFor: (userId: string, managerId: number) => string;
+};
+
+/** A keyed tag of the author, only for counting the accounts in a batch; it leaves with the destroyed key. */
+export function authorTag(secret: string, userId: string): string {
+  return createHmac("sha256", secret).update(`queue-author\u0000${userId}`).digest("base64url");
+}
+
+function pendingReceiptKey(key: QueueKey, receipt: string): string {
+  return createHmac("sha256", key.key).update(`pending-receipt\u0000${receipt}`).digest("base64url");
+}
+
+function newPendingId(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** Fisher–Yates with the CSPRNG: the order rows are written in says nothing about the order they came in. */
+export function shuffle<T>(items: readonly T[]): T[] {
+  const result = [...items];
+  for (let i = result.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [result[i], result[j]] = [result[j]!, result[i]!];
+  }
+  return result;
+}
+
+export function publicationDay(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+type QueueState = { queueId: string; keyId: string | null };
+
+async function readState(db: Kysely<Database>, share = false): Promise<QueueState> {
+  let query = db.selectFrom("queue_state").select(["queue_id", "key_id"]).where("id", "=", 1);
+  if (share && isPostgres(db)) query = query.forShare();
+  const row = await query.executeTakeFirstOrThrow();
+  return { queueId: row.queue_id, keyId: row.key_id };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Submission
+
+/**
+ * Seals one review into the queue, in a transaction of its own that writes nothing else but, for a manager review,
+ * its pending receipt. `check` runs first in that transaction (the subject exists, no published receipt). Returns the
+ * queued row's id.
+ */
+export async function enqueueReview(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+  payload: QueuedReview,
+  check: (trx: Trx) => Promise<void>,
+  options: { receipt?: string; onId?: (id: string) => void } = {},
+): Promise<string> {
+  if ((await readState(db)).keyId === null) {
+    // The first key of a new queue; whoever gets the lock first makes it, the others find it made.
+    await withQueueLock(db, settings, true, async (trx, state) => {
+      if (state.keyId === null) await rotate(trx, settings);
+    });
+  }
+  const id = newPendingId();
+  options.onId?.(id);
+  await db.transaction().execute(async (trx) => {
+    // On PostgreSQL the share lock keeps a publication from replacing the key until this row is committed.
+    const state = await readState(trx, true);
+    if (state.keyId === null) throw new Error("The publication queue has no key.");
+    const key = readQueueKey(settings.keyDir, state.queueId, state.keyId);
+    await check(trx);
+    if (options.receipt !== undefined) {
+      const taken = await trx
+        .insertInto("pending_receipts")
+        .values({ key: pendingReceiptKey(key, options.receipt) })
+        .onConflict((conflict) => conflict.column("key").doNothing())
+        .returning("key")
+        .executeTakeFirst();
+      if (!taken) throw new AlreadyQueuedError();
+    }
+    await trx
+      .insertInto("pending_reviews")
+      .values({ id, key_id: key.id, sealed: seal(key, id, payload) })
+      .execute();
+  });
+  return id;
+}
+
+/** A review of this manager by this account is already waiting in the queue. */
+export class AlreadyQueuedError extends Error {
+  constructor() {
+    super("already queued");
+    this.name = "AlreadyQueuedError";
+  }
+}
+
+/** True when a review carrying this receipt waits in the queue. */
+export async function isReceiptQueued(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+  receipt: string,
+): Promise<boolean> {
+  const state = await readState(db);
+  if (state.keyId === null) return false;
+  const key = readQueueKey(settings.keyDir, state.queueId, state.keyId);
+  const row = await db
+    .selectFrom("pending_receipts")
+    .select("key")
+    .where("key", "=", pendingReceiptKey(key, receipt))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Publication
+
+/**
+ * The PostgreSQL advisory lock that lets one process at a time publish or sweep keys: a fixed number and the schema,
+ * since advisory locks span the whole database and several Candor schemas may share one.
+ */
+const publicationLockKey = 431_157_201;
+const publicationLock = sql`${publicationLockKey}, hashtext(current_schema())`;
+
+let exclusive: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `work` in one transaction holding the queue lock: in this process a promise chain, and on PostgreSQL an
+ * advisory transaction lock (`wait`: blocking; otherwise a try, answering undefined when another process holds it).
+ * On SQLite the transaction's first statement writes, so it holds the database's write lock from the start.
+ */
+async function withQueueLock<T>(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+  wait: boolean,
+  work: (trx: Trx, state: QueueState) => Promise<T>,
+): Promise<{ value: T; state: QueueState } | undefined> {
+  const run = exclusive.then(() =>
+    db.transaction().execute(async (trx) => {
+      if (isPostgres(trx) && wait) {
+        await sql`select pg_advisory_xact_lock(${publicationLock})`.execute(trx);
+      } else if (isPostgres(trx)) {
+        const { rows } = await sql<{
+          locked: boolean;
+        }>`select pg_try_advisory_xact_lock(${publicationLock}) as locked`.execute(trx);
+        if (!rows[0]?.locked) return undefined;
+      } else {
+        await trx
+          .updateTable("queue_state")
+          .set((eb) => ({ key_id: eb.ref("key_id") }))
+          .where("id", "=", 1)
+          .execute();
+      }
+      const state = await readState(trx);
+      // Key files no row refers to: a run that failed after writing its new key, or died before destroying its old one.
+      const used = await trx.selectFrom("pending_reviews").select("key_id").distinct().execute();
+      const keep = new Set([...(state.keyId ? [state.keyId] : []), ...used.map((row) => row.key_id)]);
+      sweepQueueKeys(settings.keyDir, state.queueId, keep);
+      return { value: await work(trx, state), state };
+    }),
+  );
+  exclusive = run.catch(() => {});
+  return run;
+}
+
+/** Replaces the sealing key: what `rotate` leaves for after the commit. */
+type Rotation = { newKey: QueueKey; oldKeyIds: string[] };
+
+async function rotate(trx: Trx, settings: PublicationSettings): Promise<Rotation> {
+  const state = await readState(trx);
+  const newKey = createQueueKey(settings.keyDir, state.queueId);
+  await trx.updateTable("queue_state").set({ key_id: newKey.id }).where("id", "=", 1).execute();
+  return { newKey, oldKeyIds: state.keyId ? [state.keyId] : [] };
+}
+
+export type PublicationResult = {
+  /** Reviews published by this run. */
+  published: number;
+  /** Reviews still waiting. */
+  held: number;
+  /** For each published queued row's id: the company or manager its review is about. */
+  subjects: Map<string, number>;
+};
+
+type Opened = { id: string; payload: QueuedReview };
+
+/** Which queued reviews this run publishes: the two minimum rules. */
+export function choosePublishable(items: readonly Opened[], settings: PublicationSettings): Set<string> {
+  const groups = new Map<number, Opened[]>();
+  const chosen: Opened[] = [];
+  for (const item of items) {
+    if (item.payload.kind === "manager-review") {
+      const group = groups.get(item.payload.managerId) ?? [];
+      group.push(item);
+      groups.set(item.payload.managerId, group);
+    } else if (item.payload.kind === "new-manager") {
+      // Nobody else can review a manager before it exists: the manager is published now, its first review joins
+      // the manager's queue and waits for its group like any other.
+      chosen.push(item);
+    } else {
+      chosen.push(item);
+    }
+  }
+  for (const group of groups.values()) if (group.length >= settings.managerMinReviews) chosen.push(...group);
+  const authors = new Set(chosen.map((item) => item.payload.author));
+  if (authors.size < settings.minAuthors) return new Set();
+  return new Set(chosen.map((item) => item.id));
+}
+
+/**
+ * One publication run. Answers undefined when another process is publishing (and `wait` is false). After the
+ * commit it destroys the old key, invalidates cached pages when anything was published, and on SQLite truncates
+ * the WAL so no superseded page survives there.
+ */
+export async function publishQueued(
+  db: Kysely<Database>,
+  publisher: Publisher,
+  options: { settings: PublicationSettings; wait?: boolean },
+): Promise<PublicationResult | undefined> {
+  const { settings } = options;
+  const outcome = await withQueueLock(db, settings, options.wait ?? false, async (trx, state) => {
+    const rotation = await rotate(trx, settings);
+    const rows = await trx.selectFrom("pending_reviews").selectAll().execute();
+    const opened: Opened[] = rows.map((row) => ({
+      id: row.id,
+      payload: unseal(readQueueKey(settings.keyDir, state.queueId, row.key_id), row.id, row.sealed) as QueuedReview,
+    }));
+    for (const row of rows) if (!rotation.oldKeyIds.includes(row.key_id)) rotation.oldKeyIds.push(row.key_id);
+    const publishable = choosePublishable(opened, settings);
+    // Every queued row goes, each in one statement: the published ones for good, the held ones to come back under
+    // the new key with new ids, so not even their ids or tuples outlive this run.
+    if (rotation.oldKeyIds.length > 0) {
+      await trx.deleteFrom("pending_reviews").where("key_id", "in", rotation.oldKeyIds).execute();
+    }
+    const receipts = state.keyId
+      ? pendingReceiptsOf(readQueueKey(settings.keyDir, state.queueId, state.keyId), opened)
+      : [];
+    if (receipts.length > 0) await trx.deleteFrom("pending_receipts").where("key", "in", receipts).execute();
+
+    const day = publicationDay();
+    const subjects = new Map<string, number>();
+    const held: QueuedReview[] = [];
+    const writes: (() => Promise<void>)[] = [];
+    const companies = new Map<string, Promise<number>>();
+    // Two queued additions of one company (same name and website) become one company with both reviews.
+    const companyOf = (company: CompanyInput) => {
+      const identity = JSON.stringify([company.name.toLowerCase(), company.website]);
+      let id = companies.get(identity);
+      if (!id) {
+        id = publisher.companyFor(trx, company, day);
+        companies.set(identity, id);
+      }
+      return id;
+    };
+    let published = 0;
+    let created = 0;
+    // Subjects first, in queue order (their ids are public and sequential anyway); the reviews after, shuffled.
+    for (const { id, payload } of opened) {
+      if (!publishable.has(id)) {
+        held.push(payload);
+        continue;
+      }
+      switch (payload.kind) {
+        case "company-review":
+          subjects.set(id, payload.companyId);
+          writes.push(() => publisher.insertCompanyReview(trx, payload.companyId, payload.review, day));
+          published += 1;
+          break;
+        case "new-company": {
+          const companyId = await companyOf(payload.company);
+          subjects.set(id, companyId);
+          writes.push(() => publisher.insertCompanyReview(trx, companyId, payload.review, day));
+          published += 1;
+          break;
+        }
+        case "manager-review":
+          subjects.set(id, payload.managerId);
+          writes.push(() => publisher.insertManagerReview(trx, payload.managerId, payload.review, day));
+          writes.push(() => publisher.insertReceipt(trx, payload.receipt));
+          published += 1;
+          break;
+        case "new-manager": {
+          const companyId = "id" in payload.company ? payload.company.id : await companyOf(payload.company.company);
+          const managerId = await publisher.createManager(trx, companyId, payload.manager, day);
+          created += 1;
+          const firstReview: QueuedReview = {
+            kind: "manager-review",
+            author: payload.author,
+            managerId,
+            receipt: publisher.receiptFor(payload.userId, managerId),
+            review: payload.review,
+          };
+          if (settings.managerMinReviews <= 1) {
+            subjects.set(id, managerId);
+            writes.push(() => publisher.insertManagerReview(trx, managerId, payload.review, day));
+            writes.push(() => publisher.insertReceipt(trx, firstReview.receipt));
+            published += 1;
+          } else {
+            held.push(firstReview);
+          }
+          break;
+        }
+      }
+    }
+    for (const write of shuffle(writes)) await write();
+    await reseal(trx, rotation.newKey, shuffle(held));
+    return { rotation, changed: published + created > 0, result: { published, held: held.length, subjects } };
+  });
+  if (!outcome) return undefined;
+  const { rotation, changed, result } = outcome.value;
+  for (const keyId of rotation.oldKeyIds) {
+    if (keyId !== rotation.newKey.id) destroyQueueKey(settings.keyDir, outcome.state.queueId, keyId);
+  }
+  // The only place reviews change the public pages: cached pages change per batch, never per submission.
+  if (changed) publicDataChanged();
+  await truncateWal(db);
+  return result;
+}
+
+/** The pending receipts of these queued reviews under `key`: one for each queued review of a known manager. */
+function pendingReceiptsOf(key: QueueKey, items: readonly { payload: QueuedReview }[]): string[] {
+  return items.flatMap(({ payload }) =>
+    payload.kind === "manager-review" ? [pendingReceiptKey(key, payload.receipt)] : [],
+  );
+}
+
+/** Seals held reviews again under the new key, with new ids, and re-keys their pending receipts. */
+async function reseal(trx: Trx, key: QueueKey, held: QueuedReview[]): Promise<void> {
+  const rows = held.map((payload) => {
+    const id = newPendingId();
+    return { id, key_id: key.id, sealed: seal(key, id, payload) };
+  });
+  for (let start = 0; start < rows.length; start += 50) {
+    await trx
+      .insertInto("pending_reviews")
+      .values(rows.slice(start, start + 50))
+      .execute();
+  }
+  const receipts = pendingReceiptsOf(
+    key,
+    held.map((payload) => ({ payload })),
+  ).map((receipt) => ({ key: receipt }));
+  for (let start = 0; start < receipts.length; start += 500) {
+    await trx
+      .insertInto("pending_receipts")
+      .values(receipts.slice(start, start + 500))
+      .execute();
+  }
+}
+
+/** Destroys the key files no queued row refers to (at start-up: what a crash between commit and deletion left). */
+export async function sweepOrphanKeys(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
+  await withQueueLock(db, settings, true, async () => undefined);
+}
+
+/** How many reviews wait in the queue (their content is sealed: only the count is known). */
+export async function queuedCount(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom("pending_reviews")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

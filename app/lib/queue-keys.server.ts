@@ -1,0 +1,148 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * The keys that seal queued reviews, and the sealing itself. A key lives in a file of its own under the key
+ * directory, never in the database: whoever copies the database (with its WAL, dead tuples and backups) and the
+ * server secret still cannot read a queued review once its key file is destroyed. Each publication writes a new key
+ * and destroys the old one (docs/decisions/0013-publication-in-sealed-batches.md).
+ *
+ * File names are `<queue id>.<key id>.key`: the queue id is the database's own, so several databases may share one
+ * directory without one sweeping away another's keys.
+ */
+
+export type QueueKey = { id: string; key: Buffer };
+
+/**
+ * Plaintext size of every sealed payload: a 5000-character review at 3 bytes a UTF-16 unit (the worst case of
+ * UTF-8 in JSON), the longest company and manager fields (URLs of up to 500 characters, percent-encoded), tags,
+ * receipt and author tag, with room to spare. Every row has exactly this size, whatever it holds.
+ */
+export const sealedPlaintextBytes = 32_768;
+const ivBytes = 12;
+const tagBytes = 16;
+/** The size of every sealed value: nonce, ciphertext and authentication tag. */
+export const sealedBytes = ivBytes + sealedPlaintextBytes + tagBytes;
+
+const cache = new Map<string, Buffer>();
+
+function fileOf(dir: string, queueId: string, keyId: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(queueId) || !/^[A-Za-z0-9_-]+$/.test(keyId)) throw new Error("Malformed queue key id.");
+  return path.join(dir, `${queueId}.${keyId}.key`);
+}
+
+function fsyncDirectory(dir: string): void {
+  const handle = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(handle);
+  } finally {
+    fs.closeSync(handle);
+  }
+}
+
+/** Makes the key directory (0700) when it is missing. */
+export function ensureKeyDirectory(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+/** Writes a fresh random key to its own file (0600) and makes it durable before anything may refer to it. */
+export function createQueueKey(dir: string, queueId: string): QueueKey {
+  ensureKeyDirectory(dir);
+  const id = randomBytes(16).toString("base64url");
+  const key = randomBytes(32);
+  const file = fileOf(dir, queueId, id);
+  const handle = fs.openSync(file, "wx", 0o600);
+  try {
+    fs.writeSync(handle, key);
+    fs.fsyncSync(handle);
+  } finally {
+    fs.closeSync(handle);
+  }
+  fsyncDirectory(dir);
+  cache.set(file, key);
+  return { id, key };
+}
+
+/** The key with this id; throws when its file is gone (which would mean rows no key can open). */
+export function readQueueKey(dir: string, queueId: string, id: string): QueueKey {
+  const file = fileOf(dir, queueId, id);
+  let key = cache.get(file);
+  if (!key) {
+    key = fs.readFileSync(file);
+    if (key.length !== 32) throw new Error(`The queue key file ${file} is damaged.`);
+    cache.set(file, key);
+  }
+  return { id, key };
+}
+
+/** Overwrites a key file with zeros, makes that durable, then deletes it. A missing file is already destroyed. */
+export function destroyQueueKey(dir: string, queueId: string, id: string): void {
+  const file = fileOf(dir, queueId, id);
+  cache.delete(file);
+  let handle: number;
+  try {
+    handle = fs.openSync(file, "r+");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  try {
+    fs.writeSync(handle, Buffer.alloc(32), 0, 32, 0);
+    fs.fsyncSync(handle);
+  } finally {
+    fs.closeSync(handle);
+  }
+  fs.unlinkSync(file);
+  fsyncDirectory(dir);
+}
+
+/** Destroys every key file of this queue except those in `keep`; returns how many went. */
+export function sweepQueueKeys(dir: string, queueId: string, keep: ReadonlySet<string>): number {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw error;
+  }
+  let destroyed = 0;
+  for (const name of names) {
+    const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.key$/.exec(name);
+    if (!match || match[1] !== queueId || keep.has(match[2]!)) continue;
+    destroyQueueKey(dir, queueId, match[2]!);
+    destroyed += 1;
+  }
+  return destroyed;
+}
+
+/**
+ * AES-256-GCM over `value` serialised as JSON and padded to the fixed size; `binding` (the row's id and key id) is
+ * authenticated too, so a sealed value cannot be moved to another row.
+ */
+export function seal(key: QueueKey, binding: string, value: unknown): Buffer {
+  const json = Buffer.from(JSON.stringify(value), "utf8");
+  if (json.length + 4 > sealedPlaintextBytes) throw new Error("The payload is larger than a sealed row holds.");
+  const plaintext = Buffer.alloc(sealedPlaintextBytes);
+  plaintext.writeUInt32BE(json.length, 0);
+  json.copy(plaintext, 4);
+  const iv = randomBytes(ivBytes);
+  const cipher = createCipheriv("aes-256-gcm", key.key, iv);
+  cipher.setAAD(Buffer.from(`${binding}\u0000${key.id}`, "utf8"));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]);
+}
+
+export function unseal(key: QueueKey, binding: string, sealed: Uint8Array): unknown {
+  const bytes = Buffer.from(sealed);
+  if (bytes.length !== sealedBytes) throw new Error("A sealed row has the wrong size.");
+  const decipher = createDecipheriv("aes-256-gcm", key.key, bytes.subarray(0, ivBytes));
+  decipher.setAAD(Buffer.from(`${binding}\u0000${key.id}`, "utf8"));
+  decipher.setAuthTag(bytes.subarray(bytes.length - tagBytes));
+  const plaintext = Buffer.concat([
+    decipher.update(bytes.subarray(ivBytes, bytes.length - tagBytes)),
+    decipher.final(),
+  ]);
+  const length = plaintext.readUInt32BE(0);
+  return JSON.parse(plaintext.subarray(4, 4 + length).toString("utf8"));
+}

@@ -1,0 +1,29 @@
+// `npm run reviews:publish`: publishes the queued reviews that are publishable now (the server does this on its own
+// schedule, PUBLISH_INTERVAL). Honours DATABASE_URL, QUEUE_KEY_DIR, MANAGER_MIN_REVIEWS and PUBLISH_MIN_AUTHORS.
+import { parseArgs } from "node:util";
+import { openDatabase } from "#app/db/connection.server.ts";
+import { migrateToLatest } from "#app/db/migrate.server.ts";
+import { contributionPublisher } from "#app/domain/contributions.server.ts";
+import { publicationSettings, publishQueued } from "#app/domain/publication.server.ts";
+import { env } from "#app/lib/env.server.ts";
+import { serverSecret } from "#app/lib/secret.server.ts";
+
+const { values } = parseArgs({ options: { help: { type: "boolean", short: "h" } } });
+if (values.help) {
+  console.log(
+    "Usage: npm run reviews:publish\n\nPublishes the queued reviews of DATABASE_URL that the minimum rules allow now, as one batch,\nand prints how many were published and how many are held.",
+  );
+  process.exit(0);
+}
+
+const handle = openDatabase(env().DATABASE_URL);
+try {
+  await migrateToLatest(handle.db);
+  const result = await publishQueued(handle.db, contributionPublisher(serverSecret()), {
+    settings: publicationSettings(),
+    wait: true,
+  });
+  console.log(`Published ${result?.published ?? 0} reviews; ${result?.held ?? 0} held.`);
+} finally {
+  await handle.close();
+}

@@ -1,0 +1,55 @@
+import { randomInt } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "#app/db/schema.ts";
+import { contributionPublisher } from "#app/domain/contributions.server.ts";
+import { type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
+
+/** A wait drawn uniformly from [0.5, 1.5] × the interval, so runs keep no fixed rhythm to line submissions up with. */
+export function jitteredWaitMs(intervalSeconds: number): number {
+  return Math.round(intervalSeconds * 1000 * (0.5 + randomInt(1_000_001) / 1_000_000));
+}
+
+/**
+ * Publishes queued reviews on a jittered schedule until stopped. A run that finds another process publishing
+ * (PostgreSQL) skips its turn; a failed run is logged and the next one tries again. `stop` waits for a run under way.
+ */
+export function startPublishing(options: {
+  db: Kysely<Database>;
+  secret: string;
+  settings: PublicationSettings;
+  logger: Logger;
+}): { stop: () => Promise<void> } {
+  const { db, secret, settings, logger } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  async function run() {
+    try {
+      const result = await publishQueued(db, contributionPublisher(secret), { settings });
+      if (result) logger.info({ published: result.published, held: result.held }, "publication");
+    } catch (error) {
+      logger.error({ err: error }, "publication failed; the queue is kept for the next run");
+    }
+  }
+
+  function schedule() {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = run().finally(() => {
+        running = undefined;
+        schedule();
+      });
+    }, jitteredWaitMs(settings.intervalSeconds));
+  }
+
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
