@@ -31,10 +31,12 @@ function skeleton(text: string): string {
 }
 
 /**
- * What two names that look alike have in common: the TR39 skeleton, case- and accent-folded (a lookalike may differ
- * in case or accent only), then the skeleton of that, since a lower-case letter can be confusable where its capital
- * was not.
+ * What two names that look alike have in common: the TR39 skeleton of the case- and accent-folded name, folded
+ * again (a prototype can be a capital, "0" becomes "O"), twice, since a folded letter can be confusable in turn.
+ * Case is folded first, as the duplicate check always did: TR39 maps the capital I to l but leaves the small i.
  */
 export function nameSkeleton(name: string): string {
-  return skeleton(fold(skeleton(cleanName(name))));
+  let text = fold(cleanName(name));
+  for (let pass = 0; pass < 2; pass += 1) text = fold(skeleton(text));
+  return text;
 }

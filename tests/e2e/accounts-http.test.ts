@@ -186,9 +186,12 @@ describe("e-mail and password recovery over HTTP", () => {
   });
 
   it("answers a reset request as fast for an unknown address as for a known one (the work is done after)", async (t) => {
-    // Four requests for each of five accounts stay within the limit of five per address an hour.
+    // Four requests for each of ten accounts stay within the limit of five per address an hour; forty samples of
+    // each kind keep the medians steady on a busy machine.
     const accounts: string[] = [];
-    for (let index = 0; index < 5; index += 1) accounts.push((await member()).email);
+    for (let index = 0; index < 10; index += 1) accounts.push((await member()).email);
+    // Unknown addresses are asked about as often as known ones, so both meet rate-limit counters as new or as used.
+    const strangers = accounts.map(() => newEmail("nobody"));
     const timed = async (address: string) => {
       const started = performance.now();
       const response = await visitor().post(paths.forgotPassword(), { email: address });
@@ -205,17 +208,31 @@ describe("e-mail and password recovery over HTTP", () => {
       await timed(newEmail("nobody"));
       return timed(address);
     };
+    // The order alternates (known first, then unknown first) so that a machine growing busier or quieter during
+    // the test favours neither kind.
+    const sampleKnown = async (email: string, round: number) => {
+      known.push(await afterAnother(email));
+      await waitForMails(server.outboxDir, { to: email, subject: /Reset your Candor password/, count: round + 1 });
+    };
+    const sampleUnknown = async (index: number) => {
+      unknown.push(await afterAnother(strangers[index]!));
+    };
     for (let round = 0; round < 4; round += 1) {
-      for (const email of accounts) {
-        known.push(await afterAnother(email));
-        await waitForMails(server.outboxDir, { to: email, subject: /Reset your Candor password/, count: round + 1 });
-        unknown.push(await afterAnother(newEmail("nobody")));
+      for (const [index, email] of accounts.entries()) {
+        if ((round + index) % 2 === 0) {
+          await sampleKnown(email, round);
+          await sampleUnknown(index);
+        } else {
+          await sampleUnknown(index);
+          await sampleKnown(email, round);
+        }
       }
     }
     const ratio = median(unknown) / median(known);
     const figures = `unknown address ${median(unknown).toFixed(1)} ms, known address ${median(known).toFixed(1)} ms`;
-    t.diagnostic(`medians over 20 requests each: ${figures}`);
-    assert.ok(ratio > 0.75 && ratio < 1.33, figures);
+    t.diagnostic(`medians over 40 requests each: ${figures}`);
+    // The inline reset measured 0.62 (16.0 vs 25.8 ms); within 0.7-1.43 the two kinds cannot be told apart.
+    assert.ok(ratio > 0.7 && ratio < 1.43, figures);
   });
 
   it("resets the password once per link, and the reset ends the account's sessions", async () => {
