@@ -284,7 +284,8 @@ async function seize(engine: Engine): Promise<Evidence> {
       }
       if (step === 1) cacheAfterSubmission = await cacheOracle(baseURL, `/company/${Y}`, () => companyReview("bob", Y));
     }
-    await managerReview("carol", N);
+    // A second review of the manager added during the run: too few to publish (MANAGER_MIN_REVIEWS).
+    if (Number.isInteger(N) && N > 0) await managerReview("carol", N);
 
     const dave = person(deleted);
     const gone = await postEntries(dave.visitor, "/account", [
@@ -310,7 +311,13 @@ async function seize(engine: Engine): Promise<Evidence> {
     if (publisherRan) {
       const { stdout, stderr } = await promisify(execFile)(process.execPath, [publisher], {
         cwd: root,
-        env: { PATH: process.env.PATH, NODE_ENV: "production", DATABASE_URL: database.url, ...env },
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: "production",
+          DATABASE_URL: database.url,
+          OUTBOX_DIR: path.join(database.dir, "outbox"),
+          ...env,
+        },
       });
       log += stdout + stderr;
     }
