@@ -227,7 +227,11 @@ async function seize(engine: Engine): Promise<Evidence> {
     ) => {
       const response = await postEntries(person(label).visitor, to, entries);
       await response.body?.cancel();
-      assert.equal(response.status, 302, `${label} posting to ${to} answered ${response.status}`);
+      assert.equal(
+        response.status,
+        302,
+        `${label} posting to ${to} answered ${response.status}; the server's last words:\n${server?.log().slice(-1500)}`,
+      );
       const location = response.headers.get("location") ?? "";
       const created = Number(/\/(?:company|manager-profile)\/(\d+)/.exec(location)?.[1]);
       submissions.push({
