@@ -7,13 +7,37 @@ export default function PrivacyPage() {
       <h1>What we store, and what we never store</h1>
       <h2>Reviews</h2>
       <p>
-        A review is stored with its ratings, answers, tags, text, the company or manager it is about, and the day it was
-        posted. Pages and the API show only the month and year. A review is never stored with an account, an e-mail
-        address, an IP address or a session, so nobody, including the people who run this site, can tell who wrote it.
+        A review is stored with its ratings, answers, tags, text and the company or manager it is about. It is never
+        stored with an account, an e-mail address, an IP address or a session.
       </p>
       <p>
+        A review is not published the moment you send it. It waits, sealed with a key kept outside the database, and is
+        published later together with other people's reviews, in random order, dated with the month of publication. A
+        manager's reviews appear only once at least three of them can be published together.
+      </p>
+      <h2>Who can tell that you wrote a review</h2>
+      <ul>
+        <li>
+          <strong>Visitors and other users</strong> cannot: no page, API answer or change in the site's pages points at
+          you.
+        </li>
+        <li>
+          <strong>Whoever later gets a copy of this server</strong> (its database, secret key, logs or backups, through
+          a breach or a court order) cannot tell which published review is yours: each one could have been written by at
+          least three accounts, and nothing stored tells when it was sent, only which publication it was part of. A
+          review still waiting to be published is not protected from someone who seizes the running server.
+        </li>
+        <li>
+          <strong>The people who run this site</strong> could see your account and your review together if they changed
+          its code to watch submissions as they happen. No site where you sign in to post can rule that out, so we say
+          it rather than promise otherwise.
+        </li>
+      </ul>
+      <p>
         To allow only one review per person per manager, we keep a receipt: a keyed one-way hash of your account and the
-        manager. It holds no review, no date and no time, and cannot be turned back into your account.
+        manager. It holds no review, no date and no time. Whoever holds the site's secret key can learn from it that
+        this account reviewed this manager, and nothing more: never which review is yours, because a manager's reviews
+        are only ever published in groups of at least three.
       </p>
       <h2>Accounts</h2>
       <p>
