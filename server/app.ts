@@ -127,12 +127,14 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   app.use((req, res, next) => {
     const started = performance.now();
     res.on("finish", () => {
-      // Method, path and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored).
+      // Method, path and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored). A write's
+      // path loses its ids: "a review of company 4 was sent at 10:02:17" would date that review finer than its
+      // publication batch (docs/anonymity.md).
       logger.info(
         {
           requestId: res.locals.requestId,
           method: req.method,
-          path: req.path,
+          path: req.method === "GET" || req.method === "HEAD" ? req.path : req.path.replace(/\/\d+(?=\/|$)/g, "/:id"),
           status: res.statusCode,
           ms: Math.round(performance.now() - started),
         },

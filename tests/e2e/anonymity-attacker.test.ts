@@ -55,8 +55,8 @@ import {
   managerEntries,
   managerReviewEntries,
   postEntries,
-} from "../e2e/support/contribute.ts";
-import { newEmail, Visitor } from "../e2e/support/http.ts";
+} from "./support/contribute.ts";
+import { newEmail, Visitor } from "./support/http.ts";
 import {
   cellPositions,
   changedRecords,
@@ -67,7 +67,7 @@ import {
   walDump,
   walTransactions,
   writtenBy,
-} from "./support/forensics.ts";
+} from "../support/forensics.ts";
 
 /** Candidate authors every published review must keep. */
 const K = 3;
