@@ -1,4 +1,4 @@
-// Issue 6, item 4 (SQL injection): Debian's sqlmap, on loopback only, against the search pages and API, every read
+// SQL injection: Debian's sqlmap, on loopback only, against the search pages and API, every read
 // endpoint with its path ids and cursors, the authenticated API writes and the HTML forms of the built server.
 // A tiny deliberately injectable endpoint is scanned first with the same options: sqlmap must find it (the harness
 // can fail). Requests to Candor go through a counting reverse proxy that gives each one a client address of its own

@@ -22,7 +22,7 @@ import {
 import { newClientIp, sameOrigin, Visitor } from "./support/http.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
-// Issue 5: every answer of the JSON API, in success and in error, held to the OpenAPI document the server
+// Every answer of the JSON API, in success and in error, held to the OpenAPI document the server
 // publishes at /api/v1/openapi.json (see support/openapi-contract.ts for the statuses that apply everywhere).
 // Each request comes from a new client address behind TRUSTED_PROXIES, so only the rate-limit tests meet a limit.
 const server = await startServer("sqlite", { env: { DEMO_DATA: "always", TRUSTED_PROXIES: "127.0.0.1" } });

@@ -14,7 +14,7 @@ import {
 } from "./support/api.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
-// Issue 5: property-based fuzzing of every endpoint's input (query parameters, path ids, JSON bodies of every
+// Property-based fuzzing of every endpoint's input (query parameters, path ids, JSON bodies of every
 // write, methods). For every request: never a 5xx; every error is application/problem+json carrying its status;
 // every answer matches the OpenAPI document; and after every refused request (4xx) — and every read — nothing
 // stored changed: a hash of every row of every table, read from the SQLite file through a read-only connection.

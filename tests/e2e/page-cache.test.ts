@@ -4,7 +4,7 @@ import { ApiClient, companyReview } from "./support/api.ts";
 import { newClientIp, newEmail, Visitor } from "./support/http.ts";
 import { startServer } from "../support/server.ts";
 
-// Issue 7: rendered pages and API reads are kept for visitors without cookies (server/page-cache.ts). A kept page
+// The page cache: rendered pages and API reads are kept for visitors without cookies (server/page-cache.ts). A kept page
 // must carry each request's own CSP nonce, never reach a signed-in visitor, and go stale at the next write.
 const server = await startServer("sqlite", { env: { DEMO_DATA: "always", TRUSTED_PROXIES: "127.0.0.1" } });
 const api = await ApiClient.connect(server.baseURL);

