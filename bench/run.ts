@@ -14,6 +14,7 @@ import {
   newClientIp,
   newMarker,
   newSecret,
+  publishQueued,
   root,
   signUp,
   spawnServer,
@@ -114,12 +115,20 @@ async function startBaseline(): Promise<{ url: string; stop: () => Promise<void>
 async function startCandor(databaseUrl: string, label: string) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  // Production settings (request logging on, to a file); behind a trusted proxy, so each simulated visitor has its
-  // own rate-limit bucket.
+  // Production settings (request logging on, to a file; reviews wait in the publication queue as they do on a real
+  // site); behind a trusted proxy, so each simulated visitor has its own rate-limit bucket.
+  const secret = newSecret();
   const server = spawnServer(
     { url: databaseUrl, dir: workDir },
     port,
-    { DEMO_DATA: "never", AUTH_SECRET: newSecret(), LOG_LEVEL: "info" },
+    {
+      DEMO_DATA: "never",
+      AUTH_SECRET: secret,
+      LOG_LEVEL: "info",
+      PUBLISH_INTERVAL: "86400",
+      MANAGER_MIN_REVIEWS: "3",
+      PUBLISH_MIN_AUTHORS: "3",
+    },
     {
       logFile: path.join(workDir, `${label}.log`),
       nodeArgs: values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [],
@@ -129,6 +138,7 @@ async function startCandor(databaseUrl: string, label: string) {
   await waitForHealth(url, server, 600_000);
   return {
     url,
+    secret,
     stop: async () => {
       server.child.kill("SIGTERM");
       await server.exited;
@@ -337,6 +347,10 @@ for (const size of sizes) {
   };
   const submitted = await measure(candor.url, submit, { duration: seconds }, true);
   await candor.stop();
+  // The acknowledged reviews wait in the queue: one publication run makes them public, as the schedule would.
+  const publishing = performance.now();
+  const publication = publishQueued({ url: databaseUrl, dir: workDir }, { AUTH_SECRET: candor.secret }).trim();
+  const publishSeconds = ((performance.now() - publishing) / 1000).toFixed(1);
   // Every acknowledged review stored exactly once; the rest were cut off in flight when the run stopped.
   const stored = await storedReviews(databaseUrl, reviewTargets);
   const lost = [...submitted.acknowledged].filter((marker) => !stored.markers.has(marker)).length;
@@ -345,7 +359,7 @@ for (const size of sizes) {
   const note =
     `${submitted.acknowledged.size} acknowledged, ${lost} lost, ${duplicated} duplicated, ` +
     `${inFlight} stored while in flight at the stop; aggregate mismatches: ${stored.mismatches} of ` +
-    `${new Set(reviewTargets).size} companies`;
+    `${new Set(reviewTargets).size} companies (after one publication run of ${publishSeconds} s: ${publication})`;
   checks.push(`${size.toLocaleString("en")} companies: ${note}`);
   rows.push(rowOf(size, "review submission", submitted, baseRps));
   if (lost > 0 || duplicated > 0 || stored.mismatches > 0 || submitted.acknowledged.size === 0) process.exitCode = 1;
