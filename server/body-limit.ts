@@ -47,13 +47,29 @@ function refuse(req: Request, res: Response, maxBytes: number): void {
 const lingerMs = 1_000;
 
 /**
- * Closing a socket while body bytes still arrive makes the kernel answer them with a reset, and the client drops the
- * answer it had not read yet (EPIPE, ECONNRESET). So, as nginx's lingering close does: send a FIN after the answer,
- * give the client up to `lingerMs` to read it while whatever it still sends is discarded, then destroy the socket.
+ * Closing a socket while body bytes still arrive makes the kernel answer them with a reset, and a client that had not
+ * read the answer yet drops it (EPIPE, ECONNRESET). So the answer is followed by a FIN and the client gets up to
+ * `lingerMs` to read it before the socket is destroyed. Unlike nginx's lingering close, what the client still sends
+ * is not read and discarded but left unread: reading it would cost the server as much as accepting it. The reset
+ * comes after the client had its second to read the answer.
  */
 function lingeringClose(socket: Socket): void {
+  stopReading(socket);
   socket.end();
   const timer = setTimeout(() => socket.destroy(), lingerMs);
   timer.unref();
   socket.once("close", () => clearTimeout(timer));
+}
+
+/**
+ * Stops reading the socket for good. Node's HTTP parser reads the socket's handle itself, in C++, so no JavaScript
+ * stream sees those bytes or can hold them back; the server stops and restarts that reading on the socket's "pause"
+ * and "resume" events. When an answer finishes before its request body was read, node dumps the request (resumes it
+ * to discard the rest), and that resumes the socket: the parser would read and discard the whole refused body while
+ * the answer lingers (measured: 100 MB from a client that keeps writing). So the socket is paused and its resume
+ * disabled: what the client still sends stays in the kernel's buffers until the connection is destroyed.
+ */
+function stopReading(socket: Socket): void {
+  socket.resume = () => socket;
+  socket.pause();
 }
