@@ -1,5 +1,6 @@
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { describeEachEngine } from "#tests/support/test-database.ts";
+import { createTestDatabase, describeEachEngine } from "#tests/support/test-database.ts";
 import {
   insertCompany,
   insertCompanyReview,
@@ -247,9 +248,9 @@ describeEachEngine("account page", (database) => {
       manager: await db.selectFrom("manager_reviews").selectAll().execute(),
     };
 
-    const refused = await deleteAccount(auth, "not my password", account.headers);
+    const refused = await deleteAccount(auth, db, "not my password", account.headers);
     expect(refused).toEqual({ ok: false, message: accountMessages.currentPasswordWrong, status: 400 });
-    const deleted = await deleteAccount(auth, account.password, account.headers);
+    const deleted = await deleteAccount(auth, db, account.password, account.headers);
 
     expect(deleted.ok).toBe(true);
     expect(await db.selectFrom("users").select("id").execute()).toEqual([]);
@@ -258,5 +259,30 @@ describeEachEngine("account page", (database) => {
     expect(await db.selectFrom("manager_reviews").selectAll().execute()).toEqual(reviewsBefore.manager);
     expect(reviewsBefore.company).toHaveLength(1);
     expect(reviewsBefore.manager).toHaveLength(1);
+  });
+});
+
+describe("deleting an account on SQLite", () => {
+  it("leaves no copy of its e-mail, id or password hash in the database file or its WAL", async () => {
+    const database = await createTestDatabase("sqlite");
+    try {
+      const auth = createTestAuth(database);
+      const account = await signUpAccount(auth, "wal-witness@example.com");
+      const { password: hash } = await withAuthTables(database.db)
+        .selectFrom("accounts")
+        .select("password")
+        .where("userId", "=", account.userId)
+        .executeTakeFirstOrThrow();
+      const traces = [account.email, account.userId, hash!];
+      const raw = () => Buffer.concat([fs.readFileSync(database.url), fs.readFileSync(`${database.url}-wal`)]);
+      // The witness: before deletion every trace is there to be found.
+      for (const trace of traces) expect(raw().includes(trace)).toBe(true);
+
+      expect((await deleteAccount(auth, database.db, account.password, account.headers)).ok).toBe(true);
+
+      for (const trace of traces) expect(raw().includes(trace), trace).toBe(false);
+    } finally {
+      await database.drop();
+    }
   });
 });

@@ -1,5 +1,8 @@
 import { APIError } from "better-auth/api";
+import type { Kysely } from "kysely";
 import { z } from "zod";
+import { truncateWal } from "#app/db/connection.server.ts";
+import type { Database } from "#app/db/schema.ts";
 import { runInBackground } from "#app/lib/background.server.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
@@ -215,11 +218,23 @@ export async function signOutEverywhere(auth: Auth, headers: Headers): Promise<H
   return signOut(auth, headers);
 }
 
-export async function deleteAccount(auth: Auth, password: string, headers: Headers): Promise<AccountResult> {
-  return attempt(async () => {
+/**
+ * Deletes the signed-in account, given its password. SQLite's secure_delete zeroes the account's rows in the
+ * database file's pages; emptying the WAL afterwards leaves no copy of them there either (its e-mail, id and password
+ * hash), whichever page or API deleted it.
+ */
+export async function deleteAccount(
+  auth: Auth,
+  db: Kysely<Database>,
+  password: string,
+  headers: Headers,
+): Promise<AccountResult> {
+  const result = await attempt(async () => {
     const { headers: cookies } = await auth.api.deleteUser({ body: { password }, headers, returnHeaders: true });
     return { headers: cookies, value: undefined };
   }, accountMessages.currentPasswordWrong);
+  if (result.ok) await truncateWal(db);
+  return result;
 }
 
 export type TwoFactorSetup = { totpURI: string; backupCodes: string[] };

@@ -15,7 +15,6 @@ import {
   startTwoFactor,
   verifyTotp,
 } from "#app/domain/accounts.server.ts";
-import { truncateWal } from "#app/db/connection.server.ts";
 import { database } from "#app/db/database.server.ts";
 import { auth } from "#app/lib/auth.server.ts";
 import { accountKey, clientContext } from "#app/lib/client.server.ts";
@@ -160,11 +159,9 @@ export async function action({ context, request }: Route.ActionArgs) {
       }
       const { attempt, refused } = await passwordReentry(context, account.email, intent);
       if (refused) return refused;
-      const result = await deleteAccount(auth(), parsed.data.password, headers);
+      const result = await deleteAccount(auth(), database().db, parsed.data.password, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
       await attempt.succeeded();
-      // secure_delete zeroed the account's rows in the pages; emptying the WAL leaves no copy of them there either.
-      await truncateWal(database().db);
       throw redirect(paths.home(), { headers: setToast(result.headers, "signed-out") });
     }
     default:
