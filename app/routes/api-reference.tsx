@@ -1,8 +1,8 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/api-reference.ts";
-import { publicUrl } from "#app/lib/auth.server.ts";
+import { publicUrl } from "#app/domain/auth.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { openApiDocument } from "#app/lib/openapi.server.ts";
+import { openApiDocument } from "#app/http/openapi.server.ts";
 
 type JsonSchema = {
   type?: string | string[];

@@ -15,13 +15,13 @@ import {
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
 import { addCompany, authorOf, type Submission } from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts } from "#app/lib/contribution-forms.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { afterSubmission, contributionRefusal, parseParts } from "#app/http/contribution-forms.server.ts";
 import { countryList } from "#app/lib/countries.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { requireAccount } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/http/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {

@@ -9,13 +9,13 @@ import { useFormComplete } from "#app/components/review-form/use-form-complete.t
 import { database } from "#app/db/database.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { authorOf, recordCompanyReview, type Submission } from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/http/contribution-forms.server.ts";
+import { rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
-import { requireAccount } from "#app/lib/session.server.ts";
+import { companyOfQuery } from "#app/http/query-subjects.server.ts";
+import { requireAccount } from "#app/http/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {

@@ -24,14 +24,14 @@ import {
   type Submission,
   suggestionMinLength,
 } from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/http/contribution-forms.server.ts";
 import { countryList, countryName } from "#app/lib/countries.server.ts";
-import { field, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { field, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
-import { requireAccount } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/http/session.server.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { openDatabase } from "#app/db/connection.server.ts";
 import { feedbackMessages } from "#app/domain/feedback.server.ts";
-import { correctFields } from "#app/lib/contribution-forms.server.ts";
+import { correctFields } from "#app/http/contribution-forms.server.ts";
 import { guidelineMessages } from "#app/lib/guidelines.ts";
 import { contributionMessages as m, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";

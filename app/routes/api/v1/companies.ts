@@ -3,8 +3,8 @@ import { newCompanyBodySchema, queryOf, searchQuerySchema } from "#app/domain/ap
 import { searchCompanies } from "#app/domain/companies.server.ts";
 import { hasNullValues } from "#app/domain/contribution-input.server.ts";
 import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
-import { readRawBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
+import { readRawBody } from "#app/http/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/companies?country=US&q=acme[&after=…]: the same search as the search page. */

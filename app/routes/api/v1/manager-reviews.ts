@@ -2,8 +2,8 @@ import { database } from "#app/db/database.server.ts";
 import { parseIdParam, managerReviewSchema, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
 import { authorOf, recordManagerReview } from "#app/domain/contributions.server.ts";
 import { findManager, managerReviews } from "#app/domain/managers.server.ts";
-import { readBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
+import { readBody } from "#app/http/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
 
 function managerId(params: Record<string, string | undefined>): number {

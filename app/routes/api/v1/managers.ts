@@ -3,8 +3,8 @@ import { newManagerBodySchema, queryOf, searchQuerySchema } from "#app/domain/ap
 import { hasNullValues } from "#app/domain/contribution-input.server.ts";
 import { addManager, authorOf } from "#app/domain/contributions.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
-import { readRawBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
+import { readRawBody } from "#app/http/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/managers?country=US&q=jane[&after=…]: first name, last name or both. */

@@ -1,9 +1,9 @@
 import { data, redirect } from "react-router";
 import type { z } from "zod";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
-import { fieldErrorsOf } from "./http.server.ts";
-import type { PublicationNoteKind } from "./messages.ts";
-import { setPublicationNote, setToast, type ToastKind } from "./session.server.ts";
+import { fieldErrorsOf } from "#app/http/forms.server.ts";
+import type { PublicationNoteKind } from "#app/lib/messages.ts";
+import { setPublicationNote, setToast, type ToastKind } from "#app/http/session.server.ts";
 
 /** Correct the highlighted fields: the form's message box when one or more fields are refused. */
 export const correctFields = "Some answers need your attention: see the highlighted fields.";

@@ -4,14 +4,14 @@ import { ZodError } from "zod";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
-import { bearerAccount } from "./api-auth.server.ts";
-import { clientContext } from "./client.server.ts";
-import { logger } from "./logger.server.ts";
-import { contributionMessages, type PublicationNoteKind, publicationNote } from "./messages.ts";
-import { problem } from "./problem.server.ts";
-import { isBodyTooLarge } from "./api-request.server.ts";
-import { consumeApi, RateLimitedError, type RateLimitState } from "./rate-limit.server.ts";
-import { accountContext } from "./session.server.ts";
+import { bearerAccount } from "#app/http/api-auth.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { logger } from "#app/lib/logger.server.ts";
+import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import { problem } from "#app/http/problem.server.ts";
+import { isBodyTooLarge } from "#app/http/api-request.server.ts";
+import { consumeApi, RateLimitedError, type RateLimitState } from "#app/lib/rate-limit.server.ts";
+import { accountContext } from "#app/http/session.server.ts";
 
 /** A problem the handler wants answered as is (400 for a bad parameter, 404 for an unknown id). */
 export class ApiProblem extends Error {
