@@ -1,23 +1,26 @@
-import { data, redirect } from "react-router";
+import { redirect } from "react-router";
 import type { z } from "zod";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
-import { fieldErrorsOf } from "#app/http/forms.server.ts";
+import { fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/http/forms.server.ts";
 import type { PublicationNoteKind } from "#app/lib/messages.ts";
 import { setPublicationNote, setToast, type ToastKind } from "#app/http/session.server.ts";
+import type { RateLimitName } from "#app/lib/rate-limit.server.ts";
 
 /** Correct the highlighted fields: the form's message box when one or more fields are refused. */
 export const correctFields = "Some answers need your attention: see the highlighted fields.";
 
-/** What a contribution form answers when refused: the message, each field's message, and what was typed. */
-export type ContributionFormFailure = {
-  formError: string;
-  fieldErrors?: Record<string, string>;
-  values?: Record<string, unknown>;
-};
+/**
+ * The rate limit a contribution counts against, per kind of write: one bucket whether it comes by form or by the JSON
+ * API, so a second door does not double the allowance.
+ */
+export const contributionLimits = {
+  companyReview: "review",
+  managerReview: "review",
+  company: "contribution",
+  manager: "contribution",
+} as const satisfies Record<string, RateLimitName>;
 
-export function refuse(failure: ContributionFormFailure, status = 400) {
-  return data(failure, { status });
-}
+export type ContributionKind = keyof typeof contributionLimits;
 
 /**
  * Parses several parts of one form; on failure, answers 400 with every refused field at once. A part whose inputs
@@ -28,7 +31,7 @@ export function parseParts<T extends Record<string, z.ZodType>>(
   inputs: { [K in keyof T]: unknown },
   values: Record<string, unknown>,
   prefixes: { [K in keyof T]?: string } = {},
-): { ok: true; data: { [K in keyof T]: z.infer<T[K]> } } | { ok: false; response: ReturnType<typeof refuse> } {
+): { ok: true; data: { [K in keyof T]: z.infer<T[K]> } } | { ok: false; response: ReturnType<typeof formFailure> } {
   const parsed: Record<string, unknown> = {};
   let fieldErrors: Record<string, string> = {};
   for (const key of Object.keys(schemas)) {
@@ -49,7 +52,7 @@ export function parseParts<T extends Record<string, z.ZodType>>(
     // A single problem is said in the message box itself; several point at the highlighted fields.
     return {
       ok: false,
-      response: refuse({ formError: messages.length === 1 ? messages[0]! : correctFields, fieldErrors, values }),
+      response: formFailure({ formError: messages.length === 1 ? messages[0]! : correctFields, fieldErrors, values }),
     };
   }
   return { ok: true, data: parsed as { [K in keyof T]: z.infer<T[K]> } };
@@ -57,7 +60,7 @@ export function parseParts<T extends Record<string, z.ZodType>>(
 
 /** Turns a refused write (already reviewed, company exists, not found) into the form's answer; rethrows the rest. */
 export function contributionRefusal(error: unknown, values: Record<string, unknown>) {
-  if (error instanceof ContributionError) return refuse({ formError: error.message, values }, error.status);
+  if (error instanceof ContributionError) return formFailure({ formError: error.message, values }, error.status);
   throw error;
 }
 
@@ -73,4 +76,41 @@ export function afterSubmission(
   const headers = setToast(new Headers(), toast);
   if (submission.published) throw redirect(targets.published(submission.id), { headers });
   throw redirect(targets.queued, { headers: setPublicationNote(headers, targets.note) });
+}
+
+type Parts = Record<string, z.ZodType>;
+type Parsed<T extends Parts> = { [K in keyof T]: z.infer<T[K]> };
+
+/**
+ * The action of a contribution form, after the route has found who writes and about what: counts the attempt against
+ * the kind's rate limit, runs `check` (a refusal of its own, or nothing), parses the parts (every refused field at
+ * once), writes, and redirects with the toast and, when queued, the note of when it will appear. Any refusal comes
+ * back as the form's failure with what was typed.
+ */
+export async function contributionAction<T extends Parts>(options: {
+  kind: ContributionKind;
+  ipKey: string;
+  values: Record<string, unknown>;
+  check?: () => ReturnType<typeof formFailure> | undefined;
+  parts: T;
+  inputs: { [K in keyof T]: unknown };
+  prefixes?: { [K in keyof T]?: string };
+  write: (parsed: Parsed<T>) => Promise<Submission>;
+  toast: ToastKind;
+  targets: (parsed: Parsed<T>) => { published: (id: number) => string; queued: string; note: PublicationNoteKind };
+}) {
+  const { values } = options;
+  const limited = await rateLimitOrNull(contributionLimits[options.kind], options.ipKey);
+  if (limited) return limited;
+  const refused = options.check?.();
+  if (refused) return refused;
+  const parsed = parseParts(options.parts, options.inputs, values, options.prefixes);
+  if (!parsed.ok) return parsed.response;
+  let submission: Submission;
+  try {
+    submission = await options.write(parsed.data);
+  } catch (error) {
+    return contributionRefusal(error, values);
+  }
+  return afterSubmission(submission, options.toast, options.targets(parsed.data));
 }

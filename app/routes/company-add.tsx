@@ -14,11 +14,11 @@ import {
   companySchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import { addCompany, authorOf, type Submission } from "#app/domain/contributions.server.ts";
+import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts } from "#app/http/contribution-forms.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList } from "#app/lib/countries.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAccount } from "#app/http/session.server.ts";
@@ -37,22 +37,17 @@ export async function action({ context, request }: Route.ActionArgs) {
   const account = requireAccount(context, request);
   const form = await request.formData();
   const values = reviewFormValues(form, [...companyKeys, ...companyReviewKeys]);
-  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
-  if (limited) return limited;
-  const parsed = parseParts(
-    { company: companySchema, review: companyReviewSchema },
-    { company: values, review: values },
+  return contributionAction({
+    kind: "company",
+    ipKey: context.get(clientContext).ipKey,
     values,
-  );
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await addCompany(database().db, authorOf(account), parsed.data.company, parsed.data.review);
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  // A queued company has no page yet: the search page, with the note of when it will appear.
-  afterSubmission(submission, "company-added", { published: paths.company, queued: paths.search(), note: "company" });
+    parts: { company: companySchema, review: companyReviewSchema },
+    inputs: { company: values, review: values },
+    write: ({ company, review }) => addCompany(database().db, authorOf(account), company, review),
+    toast: "company-added",
+    // A queued company has no page yet: the search page, with the note of when it will appear.
+    targets: () => ({ published: paths.company, queued: paths.search(), note: "company" }),
+  });
 }
 
 export default function CompanyAddPage({ loaderData, actionData }: Route.ComponentProps) {

@@ -8,10 +8,10 @@ import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
 import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
 import { database } from "#app/db/database.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
-import { authorOf, recordCompanyReview, type Submission } from "#app/domain/contributions.server.ts";
+import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/http/contribution-forms.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
+import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
@@ -34,21 +34,16 @@ export async function action({ context, request }: Route.ActionArgs) {
   const form = await request.formData();
   const values = reviewFormValues(form, companyReviewKeys);
   const company = await companyOfQuery(request);
-  if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
-  const limited = await rateLimitOrNull("review", context.get(clientContext).ipKey);
-  if (limited) return limited;
-  const parsed = parseParts({ review: companyReviewSchema }, { review: values }, values);
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await recordCompanyReview(database().db, authorOf(account), company.id, parsed.data.review);
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  afterSubmission(submission, "company-reviewed", {
-    published: paths.company,
-    queued: paths.company(company.id),
-    note: "review",
+  if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);
+  return contributionAction({
+    kind: "companyReview",
+    ipKey: context.get(clientContext).ipKey,
+    values,
+    parts: { review: companyReviewSchema },
+    inputs: { review: values },
+    write: ({ review }) => recordCompanyReview(database().db, authorOf(account), company.id, review),
+    toast: "company-reviewed",
+    targets: () => ({ published: paths.company, queued: paths.company(company.id), note: "review" }),
   });
 }
 

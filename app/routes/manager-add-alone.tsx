@@ -17,17 +17,11 @@ import {
   managerSchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import {
-  addManager,
-  authorOf,
-  companySuggestions,
-  type Submission,
-  suggestionMinLength,
-} from "#app/domain/contributions.server.ts";
+import { addManager, authorOf, companySuggestions, suggestionMinLength } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/http/contribution-forms.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList, countryName } from "#app/lib/countries.server.ts";
-import { field, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -66,46 +60,43 @@ export async function action({ context, request }: Route.ActionArgs) {
     ]),
     company_id: field(form, "company_id"),
   };
-  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
-  if (limited) return limited;
   const choice = field(form, "company_id");
   const existingId = parseId(choice);
-  if (choice !== "new" && existingId === undefined) {
-    return refuse({
-      formError: contributionMessages.noCompany,
-      fieldErrors: { company_id: contributionMessages.noCompany },
-      values,
-    });
-  }
   const companyValues = Object.fromEntries(companyKeys.map((key) => [key, values[`${companyPrefix}${key}`]]));
-  // The company's fields count only when a new company is being added.
-  const parsed = parseParts(
-    {
+  return contributionAction({
+    kind: "manager",
+    ipKey: context.get(clientContext).ipKey,
+    values,
+    check: () =>
+      choice !== "new" && existingId === undefined
+        ? formFailure({
+            formError: contributionMessages.noCompany,
+            fieldErrors: { company_id: contributionMessages.noCompany },
+            values,
+          })
+        : undefined,
+    // The company's fields count only when a new company is being added.
+    parts: {
       manager: managerSchema,
       review: managerReviewSchema,
       company: existingId ? companySchema.optional() : companySchema,
     },
-    { manager: values, review: values, company: existingId ? undefined : companyValues },
-    values,
+    inputs: { manager: values, review: values, company: existingId ? undefined : companyValues },
     // Company field errors carry the prefix of their inputs, apart from the manager's city and state.
-    { company: companyPrefix },
-  );
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await addManager(database().db, authorOf(account), {
-      company: parsed.data.company ? { company: parsed.data.company } : { id: existingId! },
-      manager: parsed.data.manager,
-      review: parsed.data.review,
-    });
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  // A queued manager has no page yet: their company's page when it exists, else the search page, with the note.
-  afterSubmission(submission, "manager-reviewed", {
-    published: paths.manager,
-    queued: parsed.data.company ? paths.search() : paths.company(existingId!),
-    note: "new-manager",
+    prefixes: { company: companyPrefix },
+    write: ({ manager, review, company }) =>
+      addManager(database().db, authorOf(account), {
+        company: company ? { company } : { id: existingId! },
+        manager,
+        review,
+      }),
+    toast: "manager-reviewed",
+    // A queued manager has no page yet: their company's page when it exists, else the search page, with the note.
+    targets: ({ company }) => ({
+      published: paths.manager,
+      queued: company ? paths.search() : paths.company(existingId!),
+      note: "new-manager",
+    }),
   });
 }
 

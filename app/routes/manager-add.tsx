@@ -15,10 +15,10 @@ import {
   managerSchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import { addManager, authorOf, type Submission } from "#app/domain/contributions.server.ts";
+import { addManager, authorOf } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/http/contribution-forms.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
+import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
@@ -41,30 +41,18 @@ export async function action({ context, request }: Route.ActionArgs) {
   const form = await request.formData();
   const values = reviewFormValues(form, [...managerKeys, ...managerReviewKeys]);
   const company = await companyOfQuery(request);
-  if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
-  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
-  if (limited) return limited;
-  const parsed = parseParts(
-    { manager: managerSchema, review: managerReviewSchema },
-    { manager: values, review: values },
+  if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);
+  return contributionAction({
+    kind: "manager",
+    ipKey: context.get(clientContext).ipKey,
     values,
-  );
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await addManager(database().db, authorOf(account), {
-      company: { id: company.id },
-      manager: parsed.data.manager,
-      review: parsed.data.review,
-    });
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  // A queued manager has no page yet: their company's page, with the note of when they will appear.
-  afterSubmission(submission, "manager-reviewed", {
-    published: paths.manager,
-    queued: paths.company(company.id),
-    note: "new-manager",
+    parts: { manager: managerSchema, review: managerReviewSchema },
+    inputs: { manager: values, review: values },
+    write: ({ manager, review }) =>
+      addManager(database().db, authorOf(account), { company: { id: company.id }, manager, review }),
+    toast: "manager-reviewed",
+    // A queued manager has no page yet: their company's page, with the note of when they will appear.
+    targets: () => ({ published: paths.manager, queued: paths.company(company.id), note: "new-manager" }),
   });
 }
 

@@ -19,10 +19,13 @@ export const loader = apiRead(async ({ params, request }) => {
 });
 
 /** POST /api/v1/companies/{id}/reviews: a review of the company. */
-export const action = apiWrite(async ({ params, request, author }) => {
-  const id = companyId(params);
-  const body = await readBody(request, companyReviewSchema);
-  if (!body.ok) throw body.response;
-  const submission = await recordCompanyReview(database().db, authorOf({ id: author.userId }), id, body.data);
-  return submissionAnswer(submission, () => ({ ok: true }), "review");
-});
+export const action = apiWrite(
+  async ({ params, request, author }) => {
+    const id = companyId(params);
+    const body = await readBody(request, companyReviewSchema);
+    if (!body.ok) throw body.response;
+    const submission = await recordCompanyReview(database().db, authorOf({ id: author.userId }), id, body.data);
+    return submissionAnswer(submission, () => ({ ok: true }), "review");
+  },
+  { contribution: "companyReview" },
+);

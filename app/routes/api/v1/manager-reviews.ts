@@ -19,10 +19,13 @@ export const loader = apiRead(async ({ params, request }) => {
 });
 
 /** POST /api/v1/managers/{id}/reviews: one review per user per manager (409 for a second). */
-export const action = apiWrite(async ({ params, request, author }) => {
-  const id = managerId(params);
-  const body = await readBody(request, managerReviewSchema);
-  if (!body.ok) throw body.response;
-  const submission = await recordManagerReview(database().db, authorOf({ id: author.userId }), id, body.data);
-  return submissionAnswer(submission, () => ({ ok: true }), "manager");
-});
+export const action = apiWrite(
+  async ({ params, request, author }) => {
+    const id = managerId(params);
+    const body = await readBody(request, managerReviewSchema);
+    if (!body.ok) throw body.response;
+    const submission = await recordManagerReview(database().db, authorOf({ id: author.userId }), id, body.data);
+    return submissionAnswer(submission, () => ({ ok: true }), "manager");
+  },
+  { contribution: "managerReview" },
+);

@@ -14,16 +14,19 @@ export const loader = apiRead(async ({ request }) => {
 });
 
 /** POST /api/v1/managers: a manager at an existing (company_id) or new (company) company, with the first review. */
-export const action = apiWrite(async ({ request, author }) => {
-  const raw = await readRawBody(request);
-  if (!raw.ok) throw raw.response;
-  const company = (raw.data as { company?: unknown } | null)?.company;
-  if (company !== undefined && hasNullValues(company)) throw new ApiProblem(400, contributionMessages.payloadNulls);
-  const body = newManagerBodySchema.parse(raw.data);
-  const submission = await addManager(database().db, authorOf({ id: author.userId }), {
-    company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
-    manager: body.manager,
-    review: body.review,
-  });
-  return submissionAnswer(submission, (id) => ({ id }), "new-manager");
-});
+export const action = apiWrite(
+  async ({ request, author }) => {
+    const raw = await readRawBody(request);
+    if (!raw.ok) throw raw.response;
+    const company = (raw.data as { company?: unknown } | null)?.company;
+    if (company !== undefined && hasNullValues(company)) throw new ApiProblem(400, contributionMessages.payloadNulls);
+    const body = newManagerBodySchema.parse(raw.data);
+    const submission = await addManager(database().db, authorOf({ id: author.userId }), {
+      company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
+      manager: body.manager,
+      review: body.review,
+    });
+    return submissionAnswer(submission, (id) => ({ id }), "new-manager");
+  },
+  { contribution: "manager" },
+);
