@@ -1,11 +1,8 @@
-import { useRef } from "react";
-import { Form, useNavigation } from "react-router";
 import type { Route } from "./+types/company-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   companyKeys,
@@ -51,16 +48,13 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function CompanyAddPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   return (
     <section className="page narrow review-page">
       <title>{`Add a company · ${messages.siteName}`}</title>
       <h1>Add a company</h1>
       <p>Add the company and your review of it. Every field is needed, except the layoffs date.</p>
       <FormMessage error={actionData?.formError} />
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+      <ContributionForm>
         <fieldset className="stack">
           <legend>The company</legend>
           <CompanyFields
@@ -70,11 +64,7 @@ export default function CompanyAddPage({ loaderData, actionData }: Route.Compone
           />
         </fieldset>
         <CompanyReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

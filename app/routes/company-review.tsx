@@ -1,11 +1,9 @@
-import { useRef } from "react";
 import { CompanyNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/company-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
@@ -48,9 +46,6 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function CompanyReviewPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const { company } = loaderData;
   if (!company) {
     return <CompanyNotFound />;
@@ -63,13 +58,9 @@ export default function CompanyReviewPage({ loaderData, actionData }: Route.Comp
       </p>
       <h1>Review {company.name}</h1>
       <FormMessage error={actionData?.formError} />
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+      <ContributionForm>
         <CompanyReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

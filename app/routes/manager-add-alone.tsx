@@ -1,12 +1,11 @@
-import { useRef, useState } from "react";
-import { Form, useNavigation } from "react-router";
+import { useState } from "react";
+import { Form } from "react-router";
 import type { Route } from "./+types/manager-add-alone.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   companyKeys,
@@ -101,9 +100,6 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function ManagerAddAlonePage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const submitted = actionData?.values?.company_id;
   const [choice, setChoice] = useState(typeof submitted === "string" ? submitted : "");
   const errors = actionData?.fieldErrors;
@@ -133,7 +129,7 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
         <p className="hint">At least {loaderData.minLength} characters.</p>
       </Form>
 
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form" noValidate>
+      <ContributionForm noValidate>
         <fieldset className={errors?.company_id ? "stack invalid" : "stack"}>
           <legend>Choose the company</legend>
           {errors?.company_id ? <p className="field-error">{errors.company_id}</p> : null}
@@ -177,11 +173,7 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
           <ManagerFields values={actionData?.values} errors={errors} withDepartment />
         </fieldset>
         <ManagerReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

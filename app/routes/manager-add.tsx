@@ -1,12 +1,10 @@
-import { useRef } from "react";
 import { CompanyNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   managerKeys,
@@ -57,9 +55,6 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function ManagerAddPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const { company } = loaderData;
   if (!company) {
     return <CompanyNotFound />;
@@ -72,17 +67,13 @@ export default function ManagerAddPage({ loaderData, actionData }: Route.Compone
       </p>
       <h1>Add a manager at {company.name}</h1>
       <FormMessage error={actionData?.formError} />
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+      <ContributionForm>
         <fieldset className="stack">
           <legend>The manager</legend>
           <ManagerFields values={actionData?.values} errors={actionData?.fieldErrors} withDepartment={false} />
         </fieldset>
         <ManagerReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

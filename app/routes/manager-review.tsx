@@ -1,11 +1,9 @@
-import { useRef } from "react";
 import { ManagerNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { authorOf, hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
@@ -52,9 +50,6 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function ManagerReviewPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const { manager, blocked } = loaderData;
   if (!manager) {
     return <ManagerNotFound />;
@@ -84,13 +79,9 @@ export default function ManagerReviewPage({ loaderData, actionData }: Route.Comp
       ) : (
         <>
           <FormMessage error={actionData?.formError} />
-          <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+          <ContributionForm>
             <ManagerReviewFields state={actionData ?? {}} />
-            <SubmitNotice />
-            <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-              Submit
-            </button>
-          </Form>
+          </ContributionForm>
         </>
       )}
     </section>
