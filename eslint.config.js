@@ -2,6 +2,7 @@ import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { layerConfigs } from "./eslint/layers.ts";
 import { whereRequired } from "./eslint/where-required.ts";
 
 export default tseslint.config(
@@ -19,4 +20,5 @@ export default tseslint.config(
       "no-restricted-syntax": ["error", ...whereRequired],
     },
   },
+  ...layerConfigs,
 );

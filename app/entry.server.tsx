@@ -10,9 +10,9 @@ import {
   ServerRouter,
 } from "react-router";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
-import { isBodyTooLarge } from "#app/lib/api-request.server.ts";
+import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
-import { cspNonceContext, databaseUnavailableContext } from "#app/lib/request-context.server.ts";
+import { cspNonceContext, databaseUnavailableContext } from "#app/http/request-context.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 
 export const streamTimeout = 5_000;

@@ -17,7 +17,7 @@ import {
   readPublicationNote,
   readToast,
   toastContext,
-} from "./lib/session.server.ts";
+} from "./http/session.server.ts";
 import stylesheet from "./styles/app.css?url";
 
 /** Once per request: who is signed in, and whether a toast is waiting (then cleared, so it shows once). */

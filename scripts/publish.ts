@@ -6,7 +6,7 @@ import { migrateToLatest } from "#app/db/migrate.server.ts";
 import { contributionPublisher } from "#app/domain/contributions.server.ts";
 import { publicationSettings, publishQueued } from "#app/domain/publication.server.ts";
 import { env } from "#app/lib/env.server.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
 
 const { values } = parseArgs({ options: { help: { type: "boolean", short: "h" } } });
 if (values.help) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxBodyBytes } from "#app/lib/api-request.server.ts";
+import { maxBodyBytes } from "#app/http/api-request.server.ts";
 import { reviewTextLength } from "#app/lib/limits.ts";
 import { largestLegitimateForm } from "../tests/e2e/support/contribute.ts";
 

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
 import type { NextFunction, Request, Response } from "express";
-import { BodyTooLargeError, maxBodyBytes } from "#app/lib/api-request.server.ts";
+import { BodyTooLargeError, maxBodyBytes } from "#app/http/api-request.server.ts";
 import { refuseRequest } from "./refusal.ts";
 
 /**

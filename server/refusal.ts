@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import { problemBody } from "#app/lib/problem.server.ts";
+import { problemBody } from "#app/http/problem.server.ts";
 
 /**
  * Answers a request the server refuses before any route sees it: as RFC 9457 problem details under /api/ (as the

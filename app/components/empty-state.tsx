@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 import { paths } from "#app/lib/paths.ts";
-import { useSignedIn } from "#app/lib/use-signed-in.ts";
+import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 /** An empty result with the spec's text, and what the visitor can do about it. */
 export function EmptyState({ title, children }: { title: string; children?: React.ReactNode }) {

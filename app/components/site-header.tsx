@@ -1,7 +1,7 @@
 import { Form, Link, NavLink } from "react-router";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { useSignedIn } from "#app/lib/use-signed-in.ts";
+import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 export function SiteHeader() {
   const signedIn = useSignedIn();

@@ -4,7 +4,7 @@ import { backgroundSettled } from "#app/lib/background.server.ts";
 import * as outbox from "#tests/support/test-outbox.ts";
 import { describeEachEngine, type TestDatabase } from "#tests/support/test-database.ts";
 import { dump } from "#tests/support/test-dump.ts";
-import type { Auth } from "#app/lib/auth.server.ts";
+import type { Auth } from "#app/domain/auth.server.ts";
 import {
   accountMessages,
   currentAccount,

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { describeEachEngine } from "#tests/support/test-database.ts";
-import type { Auth } from "#app/lib/auth.server.ts";
+import type { Auth } from "#app/domain/auth.server.ts";
 import {
   accountMessages,
   currentAccount,

@@ -6,7 +6,7 @@ import type { Database } from "#app/db/schema.ts";
 import { runInBackground } from "#app/lib/background.server.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
-import type { Auth } from "#app/lib/auth.server.ts";
+import type { Auth } from "#app/domain/auth.server.ts";
 import { newPasswordSchema } from "./password-policy.server.ts";
 
 /** The texts of the accounts area; the first is the spec's. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
-import type { Auth } from "#app/lib/auth.server.ts";
+import type { Auth } from "#app/domain/auth.server.ts";
 import { currentAccount, signIn, verifyTotp } from "./accounts.server.ts";
 
 /**

@@ -3,7 +3,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
 import { companyCriteria, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";

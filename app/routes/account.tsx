@@ -16,13 +16,13 @@ import {
   verifyTotp,
 } from "#app/domain/accounts.server.ts";
 import { database } from "#app/db/database.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
-import { accountKey, clientContext } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, passwordAttemptOr429, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { accountKey, clientContext } from "#app/http/client.server.ts";
+import { field, fieldErrorsOf, passwordAttemptOr429, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
-import { requireAccount, setToast } from "#app/lib/session.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
+import { requireAccount, setToast } from "#app/http/session.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   const account = requireAccount(context, request);

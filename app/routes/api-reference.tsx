@@ -1,8 +1,8 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/api-reference.ts";
-import { publicUrl } from "#app/lib/auth.server.ts";
+import { publicUrl } from "#app/domain/auth.server.ts";
 import { messages } from "#app/lib/messages.ts";
-import { openApiDocument } from "#app/lib/openapi.server.ts";
+import { openApiDocument } from "#app/http/openapi.server.ts";
 
 type JsonSchema = {
   type?: string | string[];
@@ -92,7 +92,8 @@ export default function ApiReferencePage({ loaderData }: Route.ComponentProps) {
       <p>
         Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1). Errors are{" "}
         <code>application/problem+json</code> (RFC 9457). Use it kindly: reads are limited to 600 a minute per client,
-        writes to 60 an hour; see the <code>RateLimit-*</code> headers. Please follow the{" "}
+        writes to 60 an hour, and reviews (as new companies and managers) count against the same 30 an hour as the
+        site's forms; see the <code>RateLimit-*</code> headers. Please follow the{" "}
         <Link to="/guidelines">posting guidelines</Link>.
       </p>
       <h2>Endpoints</h2>

@@ -1,11 +1,8 @@
-import { useRef } from "react";
-import { Form, useNavigation } from "react-router";
 import type { Route } from "./+types/company-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   companyKeys,
@@ -14,14 +11,14 @@ import {
   companySchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import { addCompany, authorOf, type Submission } from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts } from "#app/lib/contribution-forms.server.ts";
+import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList } from "#app/lib/countries.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { requireAccount } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/http/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -37,35 +34,27 @@ export async function action({ context, request }: Route.ActionArgs) {
   const account = requireAccount(context, request);
   const form = await request.formData();
   const values = reviewFormValues(form, [...companyKeys, ...companyReviewKeys]);
-  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
-  if (limited) return limited;
-  const parsed = parseParts(
-    { company: companySchema, review: companyReviewSchema },
-    { company: values, review: values },
+  return contributionAction({
+    kind: "company",
+    ipKey: context.get(clientContext).ipKey,
     values,
-  );
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await addCompany(database().db, authorOf(account), parsed.data.company, parsed.data.review);
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  // A queued company has no page yet: the search page, with the note of when it will appear.
-  afterSubmission(submission, "company-added", { published: paths.company, queued: paths.search(), note: "company" });
+    parts: { company: companySchema, review: companyReviewSchema },
+    inputs: { company: values, review: values },
+    write: ({ company, review }) => addCompany(database().db, authorOf(account), company, review),
+    toast: "company-added",
+    // A queued company has no page yet: the search page, with the note of when it will appear.
+    targets: () => ({ published: paths.company, queued: paths.search(), note: "company" }),
+  });
 }
 
 export default function CompanyAddPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   return (
     <section className="page narrow review-page">
       <title>{`Add a company · ${messages.siteName}`}</title>
       <h1>Add a company</h1>
       <p>Add the company and your review of it. Every field is needed, except the layoffs date.</p>
       <FormMessage error={actionData?.formError} />
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+      <ContributionForm>
         <fieldset className="stack">
           <legend>The company</legend>
           <CompanyFields
@@ -75,11 +64,7 @@ export default function CompanyAddPage({ loaderData, actionData }: Route.Compone
           />
         </fieldset>
         <CompanyReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

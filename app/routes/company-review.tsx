@@ -1,21 +1,19 @@
-import { useRef } from "react";
 import { CompanyNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/company-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
-import { authorOf, recordCompanyReview, type Submission } from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
+import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
-import { requireAccount } from "#app/lib/session.server.ts";
+import { companyOfQuery } from "#app/http/query-subjects.server.ts";
+import { requireAccount } from "#app/http/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -34,28 +32,20 @@ export async function action({ context, request }: Route.ActionArgs) {
   const form = await request.formData();
   const values = reviewFormValues(form, companyReviewKeys);
   const company = await companyOfQuery(request);
-  if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
-  const limited = await rateLimitOrNull("review", context.get(clientContext).ipKey);
-  if (limited) return limited;
-  const parsed = parseParts({ review: companyReviewSchema }, { review: values }, values);
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await recordCompanyReview(database().db, authorOf(account), company.id, parsed.data.review);
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  afterSubmission(submission, "company-reviewed", {
-    published: paths.company,
-    queued: paths.company(company.id),
-    note: "review",
+  if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);
+  return contributionAction({
+    kind: "companyReview",
+    ipKey: context.get(clientContext).ipKey,
+    values,
+    parts: { review: companyReviewSchema },
+    inputs: { review: values },
+    write: ({ review }) => recordCompanyReview(database().db, authorOf(account), company.id, review),
+    toast: "company-reviewed",
+    targets: () => ({ published: paths.company, queued: paths.company(company.id), note: "review" }),
   });
 }
 
 export default function CompanyReviewPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const { company } = loaderData;
   if (!company) {
     return <CompanyNotFound />;
@@ -68,13 +58,9 @@ export default function CompanyReviewPage({ loaderData, actionData }: Route.Comp
       </p>
       <h1>Review {company.name}</h1>
       <FormMessage error={actionData?.formError} />
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+      <ContributionForm>
         <CompanyReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

@@ -13,7 +13,7 @@ import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteriaGroups } from "#app/lib/ratings.ts";
-import { useSignedIn } from "#app/lib/use-signed-in.ts";
+import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.companyId);

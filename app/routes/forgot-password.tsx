@@ -2,12 +2,12 @@ import { Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/forgot-password.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, emailSchema, requestPasswordReset } from "#app/domain/accounts.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
-import { clientContext, hashIdentifier } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { clientContext, hashIdentifier } from "#app/http/client.server.ts";
+import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
 
 /** A refused attempt (429) tells the client when to try again. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {

@@ -1,12 +1,11 @@
-import { useRef, useState } from "react";
-import { Form, useNavigation } from "react-router";
+import { useState } from "react";
+import { Form } from "react-router";
 import type { Route } from "./+types/manager-add-alone.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   companyKeys,
@@ -17,21 +16,15 @@ import {
   managerSchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import {
-  addManager,
-  authorOf,
-  companySuggestions,
-  type Submission,
-  suggestionMinLength,
-} from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
+import { addManager, authorOf, companySuggestions, suggestionMinLength } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList, countryName } from "#app/lib/countries.server.ts";
-import { field, rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
-import { requireAccount } from "#app/lib/session.server.ts";
+import { requireAccount } from "#app/http/session.server.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
 
@@ -66,53 +59,47 @@ export async function action({ context, request }: Route.ActionArgs) {
     ]),
     company_id: field(form, "company_id"),
   };
-  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
-  if (limited) return limited;
   const choice = field(form, "company_id");
   const existingId = parseId(choice);
-  if (choice !== "new" && existingId === undefined) {
-    return refuse({
-      formError: contributionMessages.noCompany,
-      fieldErrors: { company_id: contributionMessages.noCompany },
-      values,
-    });
-  }
   const companyValues = Object.fromEntries(companyKeys.map((key) => [key, values[`${companyPrefix}${key}`]]));
-  // The company's fields count only when a new company is being added.
-  const parsed = parseParts(
-    {
+  return contributionAction({
+    kind: "manager",
+    ipKey: context.get(clientContext).ipKey,
+    values,
+    check: () =>
+      choice !== "new" && existingId === undefined
+        ? formFailure({
+            formError: contributionMessages.noCompany,
+            fieldErrors: { company_id: contributionMessages.noCompany },
+            values,
+          })
+        : undefined,
+    // The company's fields count only when a new company is being added.
+    parts: {
       manager: managerSchema,
       review: managerReviewSchema,
       company: existingId ? companySchema.optional() : companySchema,
     },
-    { manager: values, review: values, company: existingId ? undefined : companyValues },
-    values,
+    inputs: { manager: values, review: values, company: existingId ? undefined : companyValues },
     // Company field errors carry the prefix of their inputs, apart from the manager's city and state.
-    { company: companyPrefix },
-  );
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await addManager(database().db, authorOf(account), {
-      company: parsed.data.company ? { company: parsed.data.company } : { id: existingId! },
-      manager: parsed.data.manager,
-      review: parsed.data.review,
-    });
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  // A queued manager has no page yet: their company's page when it exists, else the search page, with the note.
-  afterSubmission(submission, "manager-reviewed", {
-    published: paths.manager,
-    queued: parsed.data.company ? paths.search() : paths.company(existingId!),
-    note: "new-manager",
+    prefixes: { company: companyPrefix },
+    write: ({ manager, review, company }) =>
+      addManager(database().db, authorOf(account), {
+        company: company ? { company } : { id: existingId! },
+        manager,
+        review,
+      }),
+    toast: "manager-reviewed",
+    // A queued manager has no page yet: their company's page when it exists, else the search page, with the note.
+    targets: ({ company }) => ({
+      published: paths.manager,
+      queued: company ? paths.search() : paths.company(existingId!),
+      note: "new-manager",
+    }),
   });
 }
 
 export default function ManagerAddAlonePage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const submitted = actionData?.values?.company_id;
   const [choice, setChoice] = useState(typeof submitted === "string" ? submitted : "");
   const errors = actionData?.fieldErrors;
@@ -142,7 +129,7 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
         <p className="hint">At least {loaderData.minLength} characters.</p>
       </Form>
 
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form" noValidate>
+      <ContributionForm noValidate>
         <fieldset className={errors?.company_id ? "stack invalid" : "stack"}>
           <legend>Choose the company</legend>
           {errors?.company_id ? <p className="field-error">{errors.company_id}</p> : null}
@@ -186,11 +173,7 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
           <ManagerFields values={actionData?.values} errors={errors} withDepartment />
         </fieldset>
         <ManagerReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

@@ -1,12 +1,10 @@
-import { useRef } from "react";
 import { CompanyNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   managerKeys,
@@ -15,14 +13,14 @@ import {
   managerSchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
-import { addManager, authorOf, type Submission } from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { addManager, authorOf } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
+import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
-import { requireAccount } from "#app/lib/session.server.ts";
+import { companyOfQuery } from "#app/http/query-subjects.server.ts";
+import { requireAccount } from "#app/http/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -41,37 +39,22 @@ export async function action({ context, request }: Route.ActionArgs) {
   const form = await request.formData();
   const values = reviewFormValues(form, [...managerKeys, ...managerReviewKeys]);
   const company = await companyOfQuery(request);
-  if (!company) return refuse({ formError: contributionMessages.companyIdRequired, values }, 404);
-  const limited = await rateLimitOrNull("contribution", context.get(clientContext).ipKey);
-  if (limited) return limited;
-  const parsed = parseParts(
-    { manager: managerSchema, review: managerReviewSchema },
-    { manager: values, review: values },
+  if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);
+  return contributionAction({
+    kind: "manager",
+    ipKey: context.get(clientContext).ipKey,
     values,
-  );
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await addManager(database().db, authorOf(account), {
-      company: { id: company.id },
-      manager: parsed.data.manager,
-      review: parsed.data.review,
-    });
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  // A queued manager has no page yet: their company's page, with the note of when they will appear.
-  afterSubmission(submission, "manager-reviewed", {
-    published: paths.manager,
-    queued: paths.company(company.id),
-    note: "new-manager",
+    parts: { manager: managerSchema, review: managerReviewSchema },
+    inputs: { manager: values, review: values },
+    write: ({ manager, review }) =>
+      addManager(database().db, authorOf(account), { company: { id: company.id }, manager, review }),
+    toast: "manager-reviewed",
+    // A queued manager has no page yet: their company's page, with the note of when they will appear.
+    targets: () => ({ published: paths.manager, queued: paths.company(company.id), note: "new-manager" }),
   });
 }
 
 export default function ManagerAddPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const { company } = loaderData;
   if (!company) {
     return <CompanyNotFound />;
@@ -84,17 +67,13 @@ export default function ManagerAddPage({ loaderData, actionData }: Route.Compone
       </p>
       <h1>Add a manager at {company.name}</h1>
       <FormMessage error={actionData?.formError} />
-      <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+      <ContributionForm>
         <fieldset className="stack">
           <legend>The manager</legend>
           <ManagerFields values={actionData?.values} errors={actionData?.fieldErrors} withDepartment={false} />
         </fieldset>
         <ManagerReviewFields state={actionData ?? {}} />
-        <SubmitNotice />
-        <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-          Submit
-        </button>
-      </Form>
+      </ContributionForm>
     </section>
   );
 }

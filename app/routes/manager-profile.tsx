@@ -12,7 +12,7 @@ import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
-import { useSignedIn } from "#app/lib/use-signed-in.ts";
+import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 const addReview = "Add a review";
 import { managerCriteriaGroups, managerYesNo, yesNoFlags } from "#app/lib/ratings.ts";

@@ -1,26 +1,19 @@
-import { useRef } from "react";
 import { ManagerNotFound } from "#app/components/not-found-states.tsx";
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { SubmitNotice } from "#app/components/review-form/submit-notice.tsx";
-import { useFormComplete } from "#app/components/review-form/use-form-complete.ts";
+import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
-import {
-  authorOf,
-  hasReviewedManager,
-  recordManagerReview,
-  type Submission,
-} from "#app/domain/contributions.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { afterSubmission, contributionRefusal, parseParts, refuse } from "#app/lib/contribution-forms.server.ts";
-import { rateLimitOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { authorOf, hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { contributionAction } from "#app/http/contribution-forms.server.ts";
+import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { managerOfQuery } from "#app/lib/query-subjects.server.ts";
-import { accountContext } from "#app/lib/session.server.ts";
+import { managerOfQuery } from "#app/http/query-subjects.server.ts";
+import { accountContext } from "#app/http/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
@@ -41,30 +34,22 @@ export async function action({ context, request }: Route.ActionArgs) {
   const form = await request.formData();
   const values = reviewFormValues(form, managerReviewKeys);
   const account = context.get(accountContext);
-  if (!account) return refuse({ formError: contributionMessages.mustSignIn, values }, 401);
+  if (!account) return formFailure({ formError: contributionMessages.mustSignIn, values }, 401);
   const manager = await managerOfQuery(request);
-  if (!manager) return refuse({ formError: contributionMessages.managerIdRequired, values }, 404);
-  const limited = await rateLimitOrNull("review", context.get(clientContext).ipKey);
-  if (limited) return limited;
-  const parsed = parseParts({ review: managerReviewSchema }, { review: values }, values);
-  if (!parsed.ok) return parsed.response;
-  let submission: Submission;
-  try {
-    submission = await recordManagerReview(database().db, authorOf(account), manager.id, parsed.data.review);
-  } catch (error) {
-    return contributionRefusal(error, values);
-  }
-  afterSubmission(submission, "manager-reviewed", {
-    published: paths.manager,
-    queued: paths.manager(manager.id),
-    note: "manager",
+  if (!manager) return formFailure({ formError: contributionMessages.managerIdRequired, values }, 404);
+  return contributionAction({
+    kind: "managerReview",
+    ipKey: context.get(clientContext).ipKey,
+    values,
+    parts: { review: managerReviewSchema },
+    inputs: { review: values },
+    write: ({ review }) => recordManagerReview(database().db, authorOf(account), manager.id, review),
+    toast: "manager-reviewed",
+    targets: () => ({ published: paths.manager, queued: paths.manager(manager.id), note: "manager" }),
   });
 }
 
 export default function ManagerReviewPage({ loaderData, actionData }: Route.ComponentProps) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const { canSubmit, update } = useFormComplete(formRef);
-  const navigation = useNavigation();
   const { manager, blocked } = loaderData;
   if (!manager) {
     return <ManagerNotFound />;
@@ -94,13 +79,9 @@ export default function ManagerReviewPage({ loaderData, actionData }: Route.Comp
       ) : (
         <>
           <FormMessage error={actionData?.formError} />
-          <Form method="post" ref={formRef} onChange={update} onInput={update} className="stack review-form">
+          <ContributionForm>
             <ManagerReviewFields state={actionData ?? {}} />
-            <SubmitNotice />
-            <button type="submit" className="button" disabled={!canSubmit || navigation.state === "submitting"}>
-              Submit
-            </button>
-          </Form>
+          </ContributionForm>
         </>
       )}
     </section>

@@ -8,8 +8,8 @@ import { companyManagers } from "#app/domain/managers.server.ts";
 import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { companyOfQuery } from "#app/lib/query-subjects.server.ts";
-import { useSignedIn } from "#app/lib/use-signed-in.ts";
+import { companyOfQuery } from "#app/http/query-subjects.server.ts";
+import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 export async function loader({ request }: Route.LoaderArgs) {
   const company = await companyOfQuery(request);

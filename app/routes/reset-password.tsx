@@ -3,8 +3,8 @@ import type { Route } from "./+types/reset-password.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, resetPassword, resetPasswordSchema } from "#app/domain/accounts.server.ts";
 import { minPasswordLength } from "#app/domain/password-policy.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
-import { field, fieldErrorsOf, formFailure } from "#app/lib/http.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { field, fieldErrorsOf, formFailure } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 

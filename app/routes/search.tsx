@@ -12,7 +12,7 @@ import { plural } from "#app/lib/format.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
-import { useSignedIn } from "#app/lib/use-signed-in.ts";
+import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
 
 export function loader({ request }: Route.LoaderArgs) {

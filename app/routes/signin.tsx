@@ -3,14 +3,14 @@ import { Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/signin.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, signIn, signInSchema } from "#app/domain/accounts.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
-import { accountKey, clientContext } from "#app/lib/client.server.ts";
-import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/lib/http.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { accountKey, clientContext } from "#app/http/client.server.ts";
+import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
-import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
+import { requireAnonymous, setToast } from "#app/http/session.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);

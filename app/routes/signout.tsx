@@ -1,9 +1,9 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/signout.ts";
 import { signOut } from "#app/domain/accounts.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
 import { paths } from "#app/lib/paths.ts";
-import { setToast } from "#app/lib/session.server.ts";
+import { setToast } from "#app/http/session.server.ts";
 
 /** Signing out changes state, so it is a POST (the header's form); a GET only leads home. */
 export function loader() {

@@ -3,13 +3,13 @@ import type { Route } from "./+types/signup.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
 import { signUp, signUpSchema } from "#app/domain/accounts.server.ts";
 import { minPasswordLength } from "#app/domain/password-policy.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { field, fieldErrorsOf, formFailure, limitedOrNull, retryAfterOf } from "#app/lib/http.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { field, fieldErrorsOf, formFailure, limitedOrNull, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { consumeSignUp } from "#app/lib/rate-limit.server.ts";
-import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
+import { requireAnonymous, setToast } from "#app/http/session.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);

@@ -2,12 +2,12 @@ import { Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/two-factor.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, codeSchema, verifyBackupCode, verifyTotp } from "#app/domain/accounts.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
-import { clientContext } from "#app/lib/client.server.ts";
-import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/lib/http.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
-import { requireAnonymous, setToast } from "#app/lib/session.server.ts";
+import { requireAnonymous, setToast } from "#app/http/session.server.ts";
 
 /** The second step of signing in, for accounts with two-factor authentication on. */
 export function loader({ context, request }: Route.LoaderArgs) {

@@ -2,7 +2,7 @@ import { data, Link } from "react-router";
 import type { Route } from "./+types/verify-email.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { accountMessages, verifyEmail } from "#app/domain/accounts.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 

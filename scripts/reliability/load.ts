@@ -3,10 +3,11 @@
 // afterwards with matching aggregates. On SQLite and on PostgreSQL (a fresh schema of the shared server).
 // Each client is a client of its own to the rate limiters: the server trusts 127.0.0.1 as a proxy
 // (TRUSTED_PROXIES) and every client sends its own X-Forwarded-For; a third of the clients also write, each with an
-// account of its own, and stays within the API write limit (60 an hour per client). Production limits are unchanged.
+// account of its own, and stays within the API write limit (60 an hour per client) and the review limit its writes
+// share with the forms (30 an hour). Production limits are unchanged.
 // Run `npm run build` first. Usage: node scripts/reliability/load.ts [--seconds 60] [--clients 200] [--engine …]
 import { parseArgs } from "node:util";
-import { apiRateLimits } from "#app/lib/rate-limit.server.ts";
+import { apiRateLimits, rateLimits } from "#app/lib/rate-limit.server.ts";
 import {
   cleanUp,
   createDatabase,
@@ -34,7 +35,8 @@ const { values: options } = parseArgs({
 const seconds = Number(options.seconds);
 const clients = Number(options.clients);
 const engines = (options.engine ?? ["sqlite", "postgres"]) as Engine[];
-const writeLimit = apiRateLimits.apiWrite.points - 5;
+// Most writes are reviews, so a client's writes stay below the smaller of the two limits they count against.
+const writeLimit = Math.min(apiRateLimits.apiWrite.points, rateLimits.review.points) - 5;
 
 async function runEngine(engine: Engine) {
   const database = await createDatabase(engine, "load");

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { maxBodyBytes } from "#app/lib/api-request.server.ts";
+import { maxBodyBytes } from "#app/http/api-request.server.ts";
 import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
 import {
   type Account,

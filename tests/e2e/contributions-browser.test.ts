@@ -3,7 +3,7 @@ import { after, afterEach, describe, it } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { BrowserContextOptions, Locator, Page } from "playwright-core";
 import { feedbackMessages } from "#app/domain/feedback.server.ts";
-import { correctFields } from "#app/lib/contribution-forms.server.ts";
+import { correctFields } from "#app/http/contribution-forms.server.ts";
 import { formatDay, formatMonth } from "#app/lib/format.ts";
 import { guidelineMessages } from "#app/lib/guidelines.ts";
 import { contributionMessages, toastTexts } from "#app/lib/messages.ts";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { openDatabase } from "#app/db/connection.server.ts";
 import { feedbackMessages } from "#app/domain/feedback.server.ts";
-import { correctFields } from "#app/lib/contribution-forms.server.ts";
+import { correctFields } from "#app/http/contribution-forms.server.ts";
 import { guidelineMessages } from "#app/lib/guidelines.ts";
 import { contributionMessages as m, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -20,7 +20,7 @@ import {
   type ReviewDraft,
 } from "./support/contribute.ts";
 import { readDemoFacts } from "./support/demo-facts.ts";
-import { alertText, newClientIp, newEmail, Visitor } from "./support/http.ts";
+import { alertText, newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
 import { readOutbox, waitForMail } from "../support/outbox.ts";
 import { startServer } from "../support/server.ts";
 
@@ -476,6 +476,27 @@ describe("reviewing a manager over HTTP", () => {
     await limited.body?.cancel();
     assert.equal(limited.status, 429);
     assert.ok(Number(limited.headers.get("retry-after")) > 0);
+  });
+
+  it("counts reviews sent to the JSON API against the same 30 an hour as the forms", async () => {
+    const visitor = await member();
+    const api = `/api/v1/companies/${facts.quietCompany.id}/reviews`;
+    const json = { ...sameOrigin(server.baseURL), "Content-Type": "application/json" };
+    for (let attempt = 1; attempt <= 15; attempt += 1) {
+      const form = await postEntries(visitor, paths.reviewCompany(facts.quietCompany.id), []);
+      await form.body?.cancel();
+      assert.equal(form.status, 400, `form attempt ${attempt}`);
+      const sent = await visitor.request(api, { method: "POST", headers: json, body: "{}" });
+      await sent.body?.cancel();
+      assert.equal(sent.status, 400, `API attempt ${attempt}`);
+    }
+    const byApi = await visitor.request(api, { method: "POST", headers: json, body: "{}" });
+    await byApi.body?.cancel();
+    assert.equal(byApi.status, 429);
+    assert.ok(Number(byApi.headers.get("retry-after")) > 0);
+    const byForm = await postEntries(visitor, paths.reviewCompany(facts.quietCompany.id), []);
+    await byForm.body?.cancel();
+    assert.equal(byForm.status, 429);
   });
 });
 

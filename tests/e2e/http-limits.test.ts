@@ -4,7 +4,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { after, describe, it } from "node:test";
-import { maxBodyBytes } from "#app/lib/api-request.server.ts";
+import { maxBodyBytes } from "#app/http/api-request.server.ts";
 import { paths } from "#app/lib/paths.ts";
 import { largestLegitimateForm } from "./support/contribute.ts";
 import { newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";

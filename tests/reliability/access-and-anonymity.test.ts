@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { hashIdentifier } from "#app/lib/client.server.ts";
+import { hashIdentifier } from "#app/http/client.server.ts";
 import { companyReview, managerReview, newCompany, password } from "../e2e/support/api.ts";
 import {
   companyDraft,

@@ -3,7 +3,7 @@ import { createOTP } from "@better-auth/utils/otp";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { TestDatabase } from "#tests/support/test-database.ts";
-import { type Auth, createAuth } from "#app/lib/auth.server.ts";
+import { type Auth, createAuth } from "#app/domain/auth.server.ts";
 import { currentAccount, signIn, signUp, startTwoFactor, verifyTotp } from "#app/domain/accounts.server.ts";
 
 /**

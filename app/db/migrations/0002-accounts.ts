@@ -3,7 +3,7 @@ import { isPostgres } from "../dialect.ts";
 
 /**
  * better-auth's tables (users, sessions, accounts, verifications, two_factors), as its own schema generator wrote them
- * for each engine with the options of app/lib/auth.server.ts, frozen here so a library upgrade never changes a
+ * for each engine with the options of app/domain/auth.server.ts, frozen here so a library upgrade never changes a
  * database behind our back. Sessions may never hold an IP address or a user agent (docs/data-model.md, what is never stored).
  */
 const postgres = [

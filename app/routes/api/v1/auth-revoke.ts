@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { Route } from "./+types/auth-revoke.ts";
 import { database } from "#app/db/database.server.ts";
 import { revokeTokenFamily } from "#app/domain/api-tokens.server.ts";
-import { readBody } from "#app/lib/api-request.server.ts";
-import { apiFailure } from "#app/lib/api.server.ts";
-import { problem } from "#app/lib/problem.server.ts";
+import { readBody } from "#app/http/api-request.server.ts";
+import { apiFailure } from "#app/http/api.server.ts";
+import { problem } from "#app/http/problem.server.ts";
 
 export function loader() {
   return problem(405, "Use POST.", {}, { headers: { Allow: "POST" } });

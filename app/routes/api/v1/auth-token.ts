@@ -2,13 +2,13 @@ import { z } from "zod";
 import type { Route } from "./+types/auth-token.ts";
 import { database } from "#app/db/database.server.ts";
 import { passwordGrant, refreshTokenPair } from "#app/domain/api-tokens.server.ts";
-import { readBody } from "#app/lib/api-request.server.ts";
-import { apiFailure } from "#app/lib/api.server.ts";
-import { auth } from "#app/lib/auth.server.ts";
-import { accountKey, clientContext } from "#app/lib/client.server.ts";
-import { json, problem } from "#app/lib/problem.server.ts";
+import { readBody } from "#app/http/api-request.server.ts";
+import { apiFailure } from "#app/http/api.server.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { accountKey, clientContext } from "#app/http/client.server.ts";
+import { json, problem } from "#app/http/problem.server.ts";
 import { beginPasswordAttempt, consume } from "#app/lib/rate-limit.server.ts";
-import { serverSecret } from "#app/lib/secret.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
 
 const grantSchema = z.discriminatedUnion("grant_type", [
   z.object({

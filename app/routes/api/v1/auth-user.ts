@@ -1,8 +1,8 @@
 import type { Route } from "./+types/auth-user.ts";
 import { database } from "#app/db/database.server.ts";
-import { bearerAccount } from "#app/lib/api-auth.server.ts";
-import { apiFailure, readOnlyAction } from "#app/lib/api.server.ts";
-import { json, problem } from "#app/lib/problem.server.ts";
+import { bearerAccount } from "#app/http/api-auth.server.ts";
+import { apiFailure, readOnlyAction } from "#app/http/api.server.ts";
+import { json, problem } from "#app/http/problem.server.ts";
 
 /** GET /api/v1/auth/user: the account of the bearer token (for clients to check their token). */
 export async function loader({ request }: Route.LoaderArgs) {

@@ -3,8 +3,8 @@ import { newCompanyBodySchema, queryOf, searchQuerySchema } from "#app/domain/ap
 import { searchCompanies } from "#app/domain/companies.server.ts";
 import { hasNullValues } from "#app/domain/contribution-input.server.ts";
 import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
-import { readRawBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
+import { readRawBody } from "#app/http/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/companies?country=US&q=acme[&after=…]: the same search as the search page. */
@@ -14,14 +14,17 @@ export const loader = apiRead(async ({ request }) => {
 });
 
 /** POST /api/v1/companies: a company with its first review. */
-export const action = apiWrite(async ({ request, author }) => {
-  const raw = await readRawBody(request);
-  if (!raw.ok) throw raw.response;
-  // A company payload with null values is refused as a whole, with this message.
-  if (hasNullValues((raw.data as { company?: unknown } | null)?.company ?? null)) {
-    throw new ApiProblem(400, contributionMessages.payloadNulls);
-  }
-  const body = newCompanyBodySchema.parse(raw.data);
-  const submission = await addCompany(database().db, authorOf({ id: author.userId }), body.company, body.review);
-  return submissionAnswer(submission, (id) => ({ id }), "company");
-});
+export const action = apiWrite(
+  async ({ request, author }) => {
+    const raw = await readRawBody(request);
+    if (!raw.ok) throw raw.response;
+    // A company payload with null values is refused as a whole, with this message.
+    if (hasNullValues((raw.data as { company?: unknown } | null)?.company ?? null)) {
+      throw new ApiProblem(400, contributionMessages.payloadNulls);
+    }
+    const body = newCompanyBodySchema.parse(raw.data);
+    const submission = await addCompany(database().db, authorOf({ id: author.userId }), body.company, body.review);
+    return submissionAnswer(submission, (id) => ({ id }), "company");
+  },
+  { contribution: "company" },
+);

@@ -2,7 +2,7 @@ import { database } from "#app/db/database.server.ts";
 import { parseIdParam, pageQuerySchema, queryOf } from "#app/domain/api-input.server.ts";
 import { findCompany } from "#app/domain/companies.server.ts";
 import { companyManagers } from "#app/domain/managers.server.ts";
-import { ApiProblem, apiRead, readOnlyAction } from "#app/lib/api.server.ts";
+import { ApiProblem, apiRead, readOnlyAction } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/companies/{id}/managers[?after=…]: the company's managers by name. */

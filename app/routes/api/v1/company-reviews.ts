@@ -2,8 +2,8 @@ import { database } from "#app/db/database.server.ts";
 import { companyReviewSchema, parseIdParam, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
 import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
-import { readBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
+import { readBody } from "#app/http/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
 
 function companyId(params: Record<string, string | undefined>): number {
@@ -19,10 +19,13 @@ export const loader = apiRead(async ({ params, request }) => {
 });
 
 /** POST /api/v1/companies/{id}/reviews: a review of the company. */
-export const action = apiWrite(async ({ params, request, author }) => {
-  const id = companyId(params);
-  const body = await readBody(request, companyReviewSchema);
-  if (!body.ok) throw body.response;
-  const submission = await recordCompanyReview(database().db, authorOf({ id: author.userId }), id, body.data);
-  return submissionAnswer(submission, () => ({ ok: true }), "review");
-});
+export const action = apiWrite(
+  async ({ params, request, author }) => {
+    const id = companyId(params);
+    const body = await readBody(request, companyReviewSchema);
+    if (!body.ok) throw body.response;
+    const submission = await recordCompanyReview(database().db, authorOf({ id: author.userId }), id, body.data);
+    return submissionAnswer(submission, () => ({ ok: true }), "review");
+  },
+  { contribution: "companyReview" },
+);

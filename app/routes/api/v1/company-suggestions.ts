@@ -1,7 +1,7 @@
 import { database } from "#app/db/database.server.ts";
 import { queryOf, suggestionQuerySchema } from "#app/domain/api-input.server.ts";
 import { companySuggestions, suggestionLimit, suggestionMinLength } from "#app/domain/contributions.server.ts";
-import { apiRead, readOnlyAction } from "#app/lib/api.server.ts";
+import { apiRead, readOnlyAction } from "#app/http/api.server.ts";
 import { countryName } from "#app/lib/countries.server.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { database } from "#app/db/database.server.ts";
 import { parseIdParam } from "#app/domain/api-input.server.ts";
 import { findCompany } from "#app/domain/companies.server.ts";
-import { ApiProblem, apiRead, readOnlyAction } from "#app/lib/api.server.ts";
+import { ApiProblem, apiRead, readOnlyAction } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/companies/{id}: a company with its averaged ratings. */

@@ -1,4 +1,4 @@
-import { apiRead, readOnlyAction } from "#app/lib/api.server.ts";
+import { apiRead, readOnlyAction } from "#app/http/api.server.ts";
 import { countryList } from "#app/lib/countries.server.ts";
 
 /** GET /api/v1/countries: the countries of the search, United States first. */

@@ -2,8 +2,8 @@ import { database } from "#app/db/database.server.ts";
 import { parseIdParam, managerReviewSchema, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
 import { authorOf, recordManagerReview } from "#app/domain/contributions.server.ts";
 import { findManager, managerReviews } from "#app/domain/managers.server.ts";
-import { readBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
+import { readBody } from "#app/http/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
 
 function managerId(params: Record<string, string | undefined>): number {
@@ -19,10 +19,13 @@ export const loader = apiRead(async ({ params, request }) => {
 });
 
 /** POST /api/v1/managers/{id}/reviews: one review per user per manager (409 for a second). */
-export const action = apiWrite(async ({ params, request, author }) => {
-  const id = managerId(params);
-  const body = await readBody(request, managerReviewSchema);
-  if (!body.ok) throw body.response;
-  const submission = await recordManagerReview(database().db, authorOf({ id: author.userId }), id, body.data);
-  return submissionAnswer(submission, () => ({ ok: true }), "manager");
-});
+export const action = apiWrite(
+  async ({ params, request, author }) => {
+    const id = managerId(params);
+    const body = await readBody(request, managerReviewSchema);
+    if (!body.ok) throw body.response;
+    const submission = await recordManagerReview(database().db, authorOf({ id: author.userId }), id, body.data);
+    return submissionAnswer(submission, () => ({ ok: true }), "manager");
+  },
+  { contribution: "managerReview" },
+);

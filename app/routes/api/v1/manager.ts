@@ -1,7 +1,7 @@
 import { database } from "#app/db/database.server.ts";
 import { parseIdParam } from "#app/domain/api-input.server.ts";
 import { findManager } from "#app/domain/managers.server.ts";
-import { ApiProblem, apiRead, readOnlyAction } from "#app/lib/api.server.ts";
+import { ApiProblem, apiRead, readOnlyAction } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/managers/{id}: a manager with their companies and averaged ratings. */

@@ -3,8 +3,8 @@ import { newManagerBodySchema, queryOf, searchQuerySchema } from "#app/domain/ap
 import { hasNullValues } from "#app/domain/contribution-input.server.ts";
 import { addManager, authorOf } from "#app/domain/contributions.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
-import { readRawBody } from "#app/lib/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/lib/api.server.ts";
+import { readRawBody } from "#app/http/api-request.server.ts";
+import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 
 /** GET /api/v1/managers?country=US&q=jane[&after=…]: first name, last name or both. */
@@ -14,16 +14,19 @@ export const loader = apiRead(async ({ request }) => {
 });
 
 /** POST /api/v1/managers: a manager at an existing (company_id) or new (company) company, with the first review. */
-export const action = apiWrite(async ({ request, author }) => {
-  const raw = await readRawBody(request);
-  if (!raw.ok) throw raw.response;
-  const company = (raw.data as { company?: unknown } | null)?.company;
-  if (company !== undefined && hasNullValues(company)) throw new ApiProblem(400, contributionMessages.payloadNulls);
-  const body = newManagerBodySchema.parse(raw.data);
-  const submission = await addManager(database().db, authorOf({ id: author.userId }), {
-    company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
-    manager: body.manager,
-    review: body.review,
-  });
-  return submissionAnswer(submission, (id) => ({ id }), "new-manager");
-});
+export const action = apiWrite(
+  async ({ request, author }) => {
+    const raw = await readRawBody(request);
+    if (!raw.ok) throw raw.response;
+    const company = (raw.data as { company?: unknown } | null)?.company;
+    if (company !== undefined && hasNullValues(company)) throw new ApiProblem(400, contributionMessages.payloadNulls);
+    const body = newManagerBodySchema.parse(raw.data);
+    const submission = await addManager(database().db, authorOf({ id: author.userId }), {
+      company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
+      manager: body.manager,
+      review: body.review,
+    });
+    return submissionAnswer(submission, (id) => ({ id }), "new-manager");
+  },
+  { contribution: "manager" },
+);

@@ -1,4 +1,4 @@
-import { problem } from "#app/lib/problem.server.ts";
+import { problem } from "#app/http/problem.server.ts";
 
 /** Any other address under /api/v1 is a JSON 404, not the HTML page. */
 export function loader() {

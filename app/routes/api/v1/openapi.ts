@@ -1,6 +1,6 @@
-import { readOnlyAction } from "#app/lib/api.server.ts";
-import { publicUrl } from "#app/lib/auth.server.ts";
-import { openApiDocument } from "#app/lib/openapi.server.ts";
+import { readOnlyAction } from "#app/http/api.server.ts";
+import { publicUrl } from "#app/domain/auth.server.ts";
+import { openApiDocument } from "#app/http/openapi.server.ts";
 
 let document: string | undefined;
 

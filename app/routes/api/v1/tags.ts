@@ -1,4 +1,4 @@
-import { apiRead, readOnlyAction } from "#app/lib/api.server.ts";
+import { apiRead, readOnlyAction } from "#app/http/api.server.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 
 /** GET /api/v1/tags: the fixed tag lists of company and manager reviews. */

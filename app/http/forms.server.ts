@@ -6,7 +6,7 @@ import {
   type PasswordAttempt,
   type RateLimitName,
   RateLimitedError,
-} from "./rate-limit.server.ts";
+} from "#app/lib/rate-limit.server.ts";
 
 /** What a form action answers on bad input: a message for the form and one per field, as in the spec's message box. */
 export type FormFailure = {

@@ -4,14 +4,15 @@ import { ZodError } from "zod";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
-import { bearerAccount } from "./api-auth.server.ts";
-import { clientContext } from "./client.server.ts";
-import { logger } from "./logger.server.ts";
-import { contributionMessages, type PublicationNoteKind, publicationNote } from "./messages.ts";
-import { problem } from "./problem.server.ts";
-import { isBodyTooLarge } from "./api-request.server.ts";
-import { consumeApi, RateLimitedError, type RateLimitState } from "./rate-limit.server.ts";
-import { accountContext } from "./session.server.ts";
+import { bearerAccount } from "#app/http/api-auth.server.ts";
+import { clientContext } from "#app/http/client.server.ts";
+import { logger } from "#app/lib/logger.server.ts";
+import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import { problem } from "#app/http/problem.server.ts";
+import { isBodyTooLarge } from "#app/http/api-request.server.ts";
+import { consume, consumeApi, RateLimitedError, type RateLimitState } from "#app/lib/rate-limit.server.ts";
+import { contributionLimits, type ContributionKind } from "#app/http/contribution-forms.server.ts";
+import { accountContext } from "#app/http/session.server.ts";
 
 /** A problem the handler wants answered as is (400 for a bad parameter, 404 for an unknown id). */
 export class ApiProblem extends Error {
@@ -114,24 +115,27 @@ export type ApiAuthor = { userId: string };
 
 /**
  * An authenticated write: a bearer access token, or the session cookie (whose cross-site use server/same-origin.ts
- * refuses). No CORS: other sites' pages cannot write.
+ * refuses). No CORS: other sites' pages cannot write. A contribution also counts against the same rate limit as
+ * its form (`contributionLimits`).
  */
 export function apiWrite(
   handler: (args: Args & { author: ApiAuthor }) => Promise<{ status: number; body: unknown }>,
-  allow = "GET, HEAD, POST",
+  { contribution, allow = "GET, HEAD, POST" }: { contribution?: ContributionKind; allow?: string } = {},
 ) {
   return async (args: Args): Promise<Response> => {
     const headers = new Headers({ "Cache-Control": "no-store" });
     let response: Response;
     try {
       if (args.request.method !== "POST") return methodNotAllowed(allow);
-      rateLimitHeaders(headers, await consumeApi("apiWrite", args.context.get(clientContext).ipKey));
+      const ipKey = args.context.get(clientContext).ipKey;
+      rateLimitHeaders(headers, await consumeApi("apiWrite", ipKey));
       const bearer = await bearerAccount(args.request);
       const cookieAccount = args.context.get(accountContext);
       const userId = bearer?.userId ?? cookieAccount?.id;
       if (!userId) {
         throw new ApiProblem(401, contributionMessages.mustSignIn);
       }
+      if (contribution) await consume(contributionLimits[contribution], ipKey);
       const { status, body } = await handler({ ...args, author: { userId } });
       headers.set("Content-Type", "application/json");
       response = new Response(JSON.stringify(body), { status, headers });

@@ -1,5 +1,5 @@
 import { type z } from "zod";
-import { problem } from "./problem.server.ts";
+import { problem } from "#app/http/problem.server.ts";
 
 /**
  * The largest request body any route takes, forms and API alike (the server refuses larger ones before a route runs).

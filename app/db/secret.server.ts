@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { engineOf } from "#app/db/connection.server.ts";
-import { env } from "./env.server.ts";
+import { env } from "#app/lib/env.server.ts";
 
 /**
  * The server secret: AUTH_SECRET, or for the embedded database a random secret made on the first start and kept in a

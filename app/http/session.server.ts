@@ -1,8 +1,8 @@
 import { createContext, redirect, type RouterContextProvider } from "react-router";
 import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
-import { auth } from "./auth.server.ts";
-import { type PublicationNoteKind, toastTexts } from "./messages.ts";
-import { paths } from "./paths.ts";
+import { auth } from "#app/domain/auth.server.ts";
+import { type PublicationNoteKind, toastTexts } from "#app/lib/messages.ts";
+import { paths } from "#app/lib/paths.ts";
 
 /** The signed-in account of this request, or null; set once per request by the root middleware. */
 export const accountContext = createContext<AccountUser | null>(null);

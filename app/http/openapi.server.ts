@@ -24,7 +24,7 @@ import {
   tokenAccountSchema,
   tokenPairSchema,
 } from "#app/domain/public-shapes.server.ts";
-import { contributionMessages, messages } from "./messages.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.

@@ -5,10 +5,10 @@ import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Kysely } from "kysely";
 import type { DatabaseHandle, Engine } from "#app/db/connection.server.ts";
 import { maxPasswordLength, minPasswordLength, newPasswordProblem } from "#app/domain/password-policy.server.ts";
-import { env } from "./env.server.ts";
-import { logger } from "./logger.server.ts";
-import { sendMail } from "./mail.server.ts";
-import { messages } from "./messages.ts";
+import { env } from "#app/lib/env.server.ts";
+import { logger } from "#app/lib/logger.server.ts";
+import { sendMail } from "#app/lib/mail.server.ts";
+import { messages } from "#app/lib/messages.ts";
 
 /**
  * OWASP's argon2id parameters (Password Storage Cheat Sheet): 19 MiB of memory, 2 iterations, 1 lane. The

@@ -1,0 +1,116 @@
+import { redirect } from "react-router";
+import type { z } from "zod";
+import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
+import { fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/http/forms.server.ts";
+import type { PublicationNoteKind } from "#app/lib/messages.ts";
+import { setPublicationNote, setToast, type ToastKind } from "#app/http/session.server.ts";
+import type { RateLimitName } from "#app/lib/rate-limit.server.ts";
+
+/** Correct the highlighted fields: the form's message box when one or more fields are refused. */
+export const correctFields = "Some answers need your attention: see the highlighted fields.";
+
+/**
+ * The rate limit a contribution counts against, per kind of write: one bucket whether it comes by form or by the JSON
+ * API, so a second door does not double the allowance.
+ */
+export const contributionLimits = {
+  companyReview: "review",
+  managerReview: "review",
+  company: "contribution",
+  manager: "contribution",
+} as const satisfies Record<string, RateLimitName>;
+
+export type ContributionKind = keyof typeof contributionLimits;
+
+/**
+ * Parses several parts of one form; on failure, answers 400 with every refused field at once. A part whose inputs
+ * carry a prefix in the form (`company_city`) names its refused fields with that prefix too.
+ */
+export function parseParts<T extends Record<string, z.ZodType>>(
+  schemas: T,
+  inputs: { [K in keyof T]: unknown },
+  values: Record<string, unknown>,
+  prefixes: { [K in keyof T]?: string } = {},
+): { ok: true; data: { [K in keyof T]: z.infer<T[K]> } } | { ok: false; response: ReturnType<typeof formFailure> } {
+  const parsed: Record<string, unknown> = {};
+  let fieldErrors: Record<string, string> = {};
+  for (const key of Object.keys(schemas)) {
+    const result = schemas[key]!.safeParse(inputs[key]);
+    if (result.success) {
+      parsed[key] = result.data;
+      continue;
+    }
+    const prefix = prefixes[key] ?? "";
+    const errors = Object.entries(fieldErrorsOf(result.error)).map(([field, message]) => [
+      `${prefix}${field}`,
+      message,
+    ]);
+    fieldErrors = { ...Object.fromEntries(errors), ...fieldErrors };
+  }
+  if (Object.keys(fieldErrors).length > 0) {
+    const messages = Object.values(fieldErrors);
+    // A single problem is said in the message box itself; several point at the highlighted fields.
+    return {
+      ok: false,
+      response: formFailure({ formError: messages.length === 1 ? messages[0]! : correctFields, fieldErrors, values }),
+    };
+  }
+  return { ok: true, data: parsed as { [K in keyof T]: z.infer<T[K]> } };
+}
+
+/** Turns a refused write (already reviewed, company exists, not found) into the form's answer; rethrows the rest. */
+export function contributionRefusal(error: unknown, values: Record<string, unknown>) {
+  if (error instanceof ContributionError) return formFailure({ formError: error.message, values }, error.status);
+  throw error;
+}
+
+/**
+ * The redirect after a submission, with the spec's toast: to the published subject when it was published at once
+ * (PUBLISH_INTERVAL=0), otherwise to `queued` (a page that exists already) with the note of when it will appear.
+ */
+export function afterSubmission(
+  submission: Submission,
+  toast: ToastKind,
+  targets: { published: (id: number) => string; queued: string; note: PublicationNoteKind },
+): never {
+  const headers = setToast(new Headers(), toast);
+  if (submission.published) throw redirect(targets.published(submission.id), { headers });
+  throw redirect(targets.queued, { headers: setPublicationNote(headers, targets.note) });
+}
+
+type Parts = Record<string, z.ZodType>;
+type Parsed<T extends Parts> = { [K in keyof T]: z.infer<T[K]> };
+
+/**
+ * The action of a contribution form, after the route has found who writes and about what: counts the attempt against
+ * the kind's rate limit, runs `check` (a refusal of its own, or nothing), parses the parts (every refused field at
+ * once), writes, and redirects with the toast and, when queued, the note of when it will appear. Any refusal comes
+ * back as the form's failure with what was typed.
+ */
+export async function contributionAction<T extends Parts>(options: {
+  kind: ContributionKind;
+  ipKey: string;
+  values: Record<string, unknown>;
+  check?: () => ReturnType<typeof formFailure> | undefined;
+  parts: T;
+  inputs: { [K in keyof T]: unknown };
+  prefixes?: { [K in keyof T]?: string };
+  write: (parsed: Parsed<T>) => Promise<Submission>;
+  toast: ToastKind;
+  targets: (parsed: Parsed<T>) => { published: (id: number) => string; queued: string; note: PublicationNoteKind };
+}) {
+  const { values } = options;
+  const limited = await rateLimitOrNull(contributionLimits[options.kind], options.ipKey);
+  if (limited) return limited;
+  const refused = options.check?.();
+  if (refused) return refused;
+  const parsed = parseParts(options.parts, options.inputs, values, options.prefixes);
+  if (!parsed.ok) return parsed.response;
+  let submission: Submission;
+  try {
+    submission = await options.write(parsed.data);
+  } catch (error) {
+    return contributionRefusal(error, values);
+  }
+  return afterSubmission(submission, options.toast, options.targets(parsed.data));
+}
