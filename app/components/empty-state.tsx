@@ -1,4 +1,5 @@
 import { Link } from "react-router";
+import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 
@@ -21,7 +22,7 @@ export function AddPrompt({ to, label, signedOutAction }: { to: string; label: s
     </p>
   ) : (
     <p>
-      <Link to={paths.signIn(to)}>Sign in</Link> to {signedOutAction}.
+      <Link to={paths.signIn(to)}>{messages.signIn}</Link> to {signedOutAction}.
     </p>
   );
 }

@@ -6,10 +6,12 @@ type Group<K extends string> = { title: string; criteria: readonly K[] };
  * A horizontal bar drawn as SVG, so its width needs no inline style (the CSP forbids those). The track is the
  * element's own background: a company page shows up to 143 bars, and every byte of one counts 143 times.
  */
-function Bar({ percent }: { percent: number }) {
+function Bar({ percent, value }: { percent: number; value: number | null }) {
+  // The fill's colour follows the rating scale (s1 Awful … s5 Awesome); the words beside the bar say the same.
+  const step = value === null ? 0 : Math.max(1, Math.min(5, Math.round(value)));
   return (
     <svg className="bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
-      <rect className="bar-fill" width={percent.toFixed(1)} height="8" rx="4" />
+      <rect className={`bar-fill s${step}`} width={percent.toFixed(1)} height="8" rx="4" />
     </svg>
   );
 }
@@ -38,7 +40,7 @@ export function AverageBars<K extends keyof typeof criterionLabels>({
                 <div key={criterion} className="bar-row">
                   <dt>{criterionLabels[criterion]}</dt>
                   <dd>
-                    <Bar percent={value === null ? 0 : overviewBarPercent(value)} />
+                    <Bar percent={value === null ? 0 : overviewBarPercent(value)} value={value} />
                     <span className="bar-value">
                       {value === null ? "No ratings yet" : `${value.toFixed(1)} of 5 · ${label(value)}`}
                     </span>
@@ -72,7 +74,7 @@ export function ReviewBars<K extends keyof typeof criterionLabels>({
               <div key={criterion} className="bar-row">
                 <dt>{criterionLabels[criterion]}</dt>
                 <dd>
-                  <Bar percent={nestedBarPercent(ratings[criterion])} />
+                  <Bar percent={nestedBarPercent(ratings[criterion])} value={ratings[criterion]} />
                   <span className="bar-value">
                     {ratings[criterion]}/5 · {label(ratings[criterion])}
                   </span>

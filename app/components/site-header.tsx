@@ -1,4 +1,5 @@
 import { Form, Link, NavLink } from "react-router";
+import { LogoMark } from "./logo.tsx";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
@@ -9,8 +10,11 @@ export function SiteHeader() {
     <header className="site-header">
       <div className="site-header-inner">
         <Link to={paths.home()} className="brand">
-          <span className="brand-name">{messages.siteName}</span>
-          <span className="brand-tagline">{messages.tagline}</span>
+          <LogoMark />
+          <span className="brand-words">
+            <span className="brand-name">{messages.siteName}</span>
+            <span className="brand-tagline">{messages.tagline}</span>
+          </span>
         </Link>
         <nav aria-label="Main">
           <ul className="nav-list">
@@ -28,7 +32,7 @@ export function SiteHeader() {
                 <li>
                   <Form method="post" action={paths.signOut()}>
                     <button type="submit" className="button button-small">
-                      Sign out
+                      {messages.signOut}
                     </button>
                   </Form>
                 </li>

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { beforeEach, expect, it } from "vitest";
 import { companyCriteria, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
-import { type DemoSummary, generateDemoData } from "./demo-data.server.ts";
+import { type DemoSummary, generateDemoData, placesByCountry } from "./demo-data.server.ts";
 import type { Database } from "./schema.ts";
 import { describeEachEngine } from "#tests/support/test-database.ts";
 import { countRows } from "#tests/support/test-fixtures.ts";
@@ -121,6 +121,19 @@ describeEachEngine("demo data", (database) => {
       compared++;
     }
     expect(compared).toBeGreaterThan(5);
+  });
+
+  it("puts every company and manager in a region and city of their own country", async () => {
+    const { db } = database();
+    const rows = [
+      ...(await db.selectFrom("companies").select(["country", "state", "city"]).execute()),
+      ...(await db.selectFrom("managers").select(["country", "state", "city"]).execute()),
+    ];
+    expect(rows.length).toBeGreaterThan(30);
+    for (const { country, state, city } of rows) {
+      const places = (placesByCountry[country] ?? []).map(([region, town]) => `${region} / ${town}`);
+      expect(places, `${city}, ${state}, ${country}`).toContain(`${state} / ${city}`);
+    }
   });
 
   it("marks every company and manager as demo data", async () => {

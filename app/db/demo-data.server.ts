@@ -88,7 +88,114 @@ const managerTitles = [
   "HR Business Partner",
 ];
 const departments = ["Engineering", "Sales", "Operations", "Marketing", "Finance", "Support", "Design", "People"];
-const citySuffixes = ["Springs", "Harbor", "Falls", "Heights", "Valley", "Point", "Park", "Ridge"];
+/** Real places of each demo country (region, city), so a demo company's address reads as one that exists. */
+export const placesByCountry: Record<string, ReadonlyArray<readonly [string, string]>> = {
+  US: [
+    ["California", "San Francisco"],
+    ["New York", "New York"],
+    ["Texas", "Austin"],
+    ["Illinois", "Chicago"],
+    ["Washington", "Seattle"],
+    ["Massachusetts", "Boston"],
+    ["Georgia", "Atlanta"],
+    ["Colorado", "Denver"],
+  ],
+  GB: [
+    ["England", "London"],
+    ["England", "Manchester"],
+    ["Scotland", "Edinburgh"],
+    ["Wales", "Cardiff"],
+  ],
+  DE: [
+    ["Berlin", "Berlin"],
+    ["Bavaria", "Munich"],
+    ["Hamburg", "Hamburg"],
+    ["Hesse", "Frankfurt"],
+  ],
+  IN: [
+    ["Karnataka", "Bengaluru"],
+    ["Maharashtra", "Mumbai"],
+    ["Telangana", "Hyderabad"],
+    ["Tamil Nadu", "Chennai"],
+  ],
+  CA: [
+    ["Ontario", "Toronto"],
+    ["British Columbia", "Vancouver"],
+    ["Quebec", "Montreal"],
+    ["Alberta", "Calgary"],
+  ],
+  FR: [
+    ["Île-de-France", "Paris"],
+    ["Auvergne-Rhône-Alpes", "Lyon"],
+    ["Occitanie", "Toulouse"],
+    ["Hauts-de-France", "Lille"],
+  ],
+  AU: [
+    ["New South Wales", "Sydney"],
+    ["Victoria", "Melbourne"],
+    ["Queensland", "Brisbane"],
+  ],
+  NL: [
+    ["North Holland", "Amsterdam"],
+    ["South Holland", "Rotterdam"],
+    ["Utrecht", "Utrecht"],
+    ["North Brabant", "Eindhoven"],
+  ],
+  ES: [
+    ["Community of Madrid", "Madrid"],
+    ["Catalonia", "Barcelona"],
+    ["Valencian Community", "Valencia"],
+  ],
+  BR: [
+    ["São Paulo", "São Paulo"],
+    ["Rio de Janeiro", "Rio de Janeiro"],
+    ["Minas Gerais", "Belo Horizonte"],
+  ],
+  SE: [
+    ["Stockholm County", "Stockholm"],
+    ["Västra Götaland", "Gothenburg"],
+    ["Skåne", "Malmö"],
+  ],
+  PL: [
+    ["Masovia", "Warsaw"],
+    ["Lesser Poland", "Kraków"],
+    ["Lower Silesia", "Wrocław"],
+  ],
+  IE: [
+    ["Leinster", "Dublin"],
+    ["Munster", "Cork"],
+    ["Connacht", "Galway"],
+  ],
+  JP: [
+    ["Tokyo", "Tokyo"],
+    ["Osaka", "Osaka"],
+    ["Fukuoka", "Fukuoka"],
+  ],
+  MX: [
+    ["Mexico City", "Mexico City"],
+    ["Jalisco", "Guadalajara"],
+    ["Nuevo León", "Monterrey"],
+  ],
+  CH: [
+    ["Zurich", "Zurich"],
+    ["Geneva", "Geneva"],
+    ["Basel-Stadt", "Basel"],
+  ],
+  IT: [
+    ["Lombardy", "Milan"],
+    ["Lazio", "Rome"],
+    ["Piedmont", "Turin"],
+  ],
+  SG: [["Central Region", "Singapore"]],
+  NG: [
+    ["Lagos", "Lagos"],
+    ["Federal Capital Territory", "Abuja"],
+  ],
+  ZA: [
+    ["Gauteng", "Johannesburg"],
+    ["Western Cape", "Cape Town"],
+  ],
+};
 
 const praise = [
   "Leadership explains the why behind decisions and listens when we push back.",
@@ -241,6 +348,7 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
     const id = ids.company++;
     const name = faker.company.name();
     const country = weightedCountry(faker);
+    const place = faker.helpers.arrayElement(placesByCountry[country] ?? [["", ""]]);
     const reviews = Array.from({ length: reviewCountFor(faker) }, () => companyReview(faker, id));
     const company: Record<string, unknown> = {
       id,
@@ -248,8 +356,8 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
       folded_name: fold(name),
       name_skeleton: nameSkeleton(name),
       country,
-      state: faker.location.state(),
-      city: `${faker.location.city()}${faker.datatype.boolean(0.1) ? ` ${faker.helpers.arrayElement(citySuffixes)}` : ""}`,
+      state: place[0],
+      city: place[1],
       // The id keeps two demo companies of the same generated name distinct (name and website identify one).
       website: `https://${slug(name)}-${id}.example/`,
       website_key: websiteKey(`https://${slug(name)}-${id}.example/`),

@@ -23,11 +23,14 @@ export async function loadAccount(request: Request): Promise<AccountUser | null>
   return session?.user ?? null;
 }
 
-/** Guard for pages that need an account: signed-out visitors go to sign in, and come back afterwards. */
-export function requireAccount(context: Readonly<RouterContextProvider>, request: Request): AccountUser {
+/**
+ * Guard for pages that need an account: signed-out visitors go to sign in, and come back afterwards. `url` is the
+ * loader's or action's own `url` argument, the page's address: `request.url` of a client-side navigation is the
+ * internal `.data` address, which is no page to come back to.
+ */
+export function requireAccount(context: Readonly<RouterContextProvider>, url: URL): AccountUser {
   const account = context.get(accountContext);
   if (account) return account;
-  const url = new URL(request.url);
   throw redirect(paths.signIn(`${url.pathname}${url.search}`));
 }
 

@@ -18,7 +18,10 @@ export const messages = {
   managerMissingPrompt: "If you don't see your manager, you can",
   addOneHere: "Add one here",
   unexpectedError: "Unexpected Application Error!",
+  /** One name per action, wherever it is offered (docs/decisions/0024-one-name-per-action.md). */
   signIn: "Sign In",
+  signOut: "Sign out",
+  signUp: "Sign up",
   countryPlaceholder: "Country",
   learnMore: "Learn more",
   /** Read by screen readers and search engines after "Learn more", which alone does not say where it leads. */

@@ -74,14 +74,20 @@ export const criterionLabels: Record<CompanyCriterion | ManagerCriterion, string
   vision: "Vision",
 };
 
-export const yesNoQuestions: Record<CompanyYesNo | ManagerYesNo, string> = {
+/** The yes/no questions of a company review. */
+export const companyYesNoQuestions: Record<CompanyYesNo, string> = {
   again: "Would you work here again?",
   recommend: "Would you recommend this company to a friend?",
   has_oncall: "Does the job include on-call duty?",
+};
+
+/** The yes/no questions of a manager review: each about the manager, `again` too. */
+export const managerYesNoQuestions: Record<ManagerYesNo, string> = {
   recommended: "Would you recommend this manager?",
   invested: "Is this manager invested in your growth?",
   communication: "Does this manager communicate clearly?",
   gives_credit: "Does this manager give credit where it is due?",
+  again: "Would you work for this manager again?",
 };
 
 /** Short labels for yes/no flags on review cards. */

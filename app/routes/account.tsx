@@ -24,8 +24,8 @@ import { paths } from "#app/lib/paths.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { requireAccount, setToast } from "#app/http/session.server.ts";
 
-export function loader({ context, request }: Route.LoaderArgs) {
-  const account = requireAccount(context, request);
+export function loader({ context, url }: Route.LoaderArgs) {
+  const account = requireAccount(context, url);
   return { email: account.email, emailVerified: account.emailVerified, twoFactorEnabled: account.twoFactorEnabled };
 }
 
@@ -77,8 +77,8 @@ async function passwordReentry(
   return { attempt, refused };
 }
 
-export async function action({ context, request }: Route.ActionArgs) {
-  const account = requireAccount(context, request);
+export async function action({ context, request, url }: Route.ActionArgs) {
+  const account = requireAccount(context, url);
   const form = await request.formData();
   const intent = field(form, "intent") as Intent;
   const headers = request.headers;

@@ -1,8 +1,8 @@
 import type { Route } from "./+types/company-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   companyKeys,
@@ -25,13 +25,13 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
   return retryAfterOf(actionHeaders);
 }
 
-export function loader({ context, request }: Route.LoaderArgs) {
-  requireAccount(context, request);
+export function loader({ context, url }: Route.LoaderArgs) {
+  requireAccount(context, url);
   return { countries: countryList };
 }
 
-export async function action({ context, request }: Route.ActionArgs) {
-  const account = requireAccount(context, request);
+export async function action({ context, request, url }: Route.ActionArgs) {
+  const account = requireAccount(context, url);
   const form = await request.formData();
   const values = reviewFormValues(form, [...companyKeys, ...companyReviewKeys]);
   return contributionAction({
@@ -54,17 +54,17 @@ export default function CompanyAddPage({ loaderData, actionData }: Route.Compone
       <h1>Add a company</h1>
       <p>Add the company and your review of it. Every field is needed, except the layoffs date.</p>
       <FormMessage error={actionData?.formError} />
-      <ContributionForm>
-        <fieldset className="stack">
-          <legend>The company</legend>
-          <CompanyFields
-            countries={loaderData.countries}
-            values={actionData?.values}
-            errors={actionData?.fieldErrors}
-          />
-        </fieldset>
-        <CompanyReviewFields state={actionData ?? {}} />
-      </ContributionForm>
+      <GuidedForm draftKey="company-add" actionData={actionData}>
+        {(state) => (
+          <>
+            <fieldset className="stack">
+              <legend>The company</legend>
+              <CompanyFields countries={loaderData.countries} values={state.values} errors={actionData?.fieldErrors} />
+            </fieldset>
+            <CompanyReviewFields state={state} />
+          </>
+        )}
+      </GuidedForm>
     </section>
   );
 }

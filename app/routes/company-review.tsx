@@ -2,8 +2,8 @@ import { CompanyNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/company-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
@@ -20,15 +20,15 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
   return retryAfterOf(actionHeaders);
 }
 
-export async function loader({ context, request }: Route.LoaderArgs) {
-  requireAccount(context, request);
+export async function loader({ context, request, url }: Route.LoaderArgs) {
+  requireAccount(context, url);
   const company = await companyOfQuery(request);
   if (!company) return data({ company: null }, { status: 404 });
   return { company: { id: company.id, name: company.name } };
 }
 
-export async function action({ context, request }: Route.ActionArgs) {
-  const account = requireAccount(context, request);
+export async function action({ context, request, url }: Route.ActionArgs) {
+  const account = requireAccount(context, url);
   const form = await request.formData();
   const values = reviewFormValues(form, companyReviewKeys);
   const company = await companyOfQuery(request);
@@ -58,9 +58,9 @@ export default function CompanyReviewPage({ loaderData, actionData }: Route.Comp
       </p>
       <h1>Review {company.name}</h1>
       <FormMessage error={actionData?.formError} />
-      <ContributionForm>
-        <CompanyReviewFields state={actionData ?? {}} />
-      </ContributionForm>
+      <GuidedForm draftKey={`company-review:${company.id}`} actionData={actionData}>
+        {(state) => <CompanyReviewFields state={state} />}
+      </GuidedForm>
     </section>
   );
 }

@@ -50,7 +50,7 @@ export default function ForgotPasswordPage({ actionData }: Route.ComponentProps)
             Send the link
           </button>
           <Link to={paths.signIn()} className="button button-secondary">
-            Back to sign in
+            Back to {messages.signIn}
           </Link>
         </div>
       </Form>

@@ -2,10 +2,10 @@ import { useState } from "react";
 import { Form } from "react-router";
 import type { Route } from "./+types/manager-add-alone.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   companyKeys,
@@ -36,8 +36,8 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 }
 
 /** The manager's company is found by name (a GET form, so it works without JavaScript) or added here. */
-export async function loader({ context, request }: Route.LoaderArgs) {
-  requireAccount(context, request);
+export async function loader({ context, request, url }: Route.LoaderArgs) {
+  requireAccount(context, url);
   const companyQuery = (new URL(request.url).searchParams.get("company_q") ?? "").slice(0, 200);
   const found = await companySuggestions(database().db, companyQuery);
   return {
@@ -48,8 +48,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ context, request }: Route.ActionArgs) {
-  const account = requireAccount(context, request);
+export async function action({ context, request, url }: Route.ActionArgs) {
+  const account = requireAccount(context, url);
   const form = await request.formData();
   const values: Record<string, unknown> = {
     ...reviewFormValues(form, [
@@ -129,51 +129,55 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
         <p className="hint">At least {loaderData.minLength} characters.</p>
       </Form>
 
-      <ContributionForm noValidate>
-        <fieldset className={errors?.company_id ? "stack invalid" : "stack"}>
-          <legend>Choose the company</legend>
-          {errors?.company_id ? <p className="field-error">{errors.company_id}</p> : null}
-          {loaderData.found.map((company) => (
-            <label key={company.id} className="checkbox">
-              <input
-                type="radio"
-                name="company_id"
-                value={company.id}
-                required
-                checked={choice === String(company.id)}
-                onChange={() => setChoice(String(company.id))}
+      <GuidedForm draftKey={null} actionData={actionData} noValidate>
+        {(state) => (
+          <>
+            <fieldset id="company_id-field" className={errors?.company_id ? "stack invalid" : "stack"}>
+              <legend>Choose the company</legend>
+              {errors?.company_id ? <p className="field-error">{errors.company_id}</p> : null}
+              {loaderData.found.map((company) => (
+                <label key={company.id} className="checkbox">
+                  <input
+                    type="radio"
+                    name="company_id"
+                    value={company.id}
+                    required
+                    checked={choice === String(company.id)}
+                    onChange={() => setChoice(String(company.id))}
+                  />
+                  {company.name} ({company.city}, {company.countryName})
+                </label>
+              ))}
+              <label className="checkbox">
+                <input
+                  type="radio"
+                  name="company_id"
+                  value="new"
+                  required
+                  checked={choice === "new"}
+                  onChange={() => setChoice("new")}
+                />
+                The company is not listed: add it
+              </label>
+            </fieldset>
+            {/* Without JavaScript nothing could enable it again: the server ignores these fields unless "new" is chosen. */}
+            <fieldset className="stack" disabled={hydrated && choice !== "new"}>
+              <legend>The new company</legend>
+              <CompanyFields
+                countries={loaderData.countries}
+                values={actionData?.values}
+                errors={errors}
+                prefix={companyPrefix}
               />
-              {company.name} ({company.city}, {company.countryName})
-            </label>
-          ))}
-          <label className="checkbox">
-            <input
-              type="radio"
-              name="company_id"
-              value="new"
-              required
-              checked={choice === "new"}
-              onChange={() => setChoice("new")}
-            />
-            The company is not listed: add it
-          </label>
-        </fieldset>
-        {/* Without JavaScript nothing could enable it again: the server ignores these fields unless "new" is chosen. */}
-        <fieldset className="stack" disabled={hydrated && choice !== "new"}>
-          <legend>The new company</legend>
-          <CompanyFields
-            countries={loaderData.countries}
-            values={actionData?.values}
-            errors={errors}
-            prefix={companyPrefix}
-          />
-        </fieldset>
-        <fieldset className="stack">
-          <legend>The manager</legend>
-          <ManagerFields values={actionData?.values} errors={errors} withDepartment />
-        </fieldset>
-        <ManagerReviewFields state={actionData ?? {}} />
-      </ContributionForm>
+            </fieldset>
+            <fieldset className="stack">
+              <legend>The manager</legend>
+              <ManagerFields values={actionData?.values} errors={errors} withDepartment />
+            </fieldset>
+            <ManagerReviewFields state={state} />
+          </>
+        )}
+      </GuidedForm>
     </section>
   );
 }

@@ -2,9 +2,9 @@ import { CompanyNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import {
   managerKeys,
@@ -27,15 +27,15 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
   return retryAfterOf(actionHeaders);
 }
 
-export async function loader({ context, request }: Route.LoaderArgs) {
-  requireAccount(context, request);
+export async function loader({ context, request, url }: Route.LoaderArgs) {
+  requireAccount(context, url);
   const company = await companyOfQuery(request);
   if (!company) return data({ company: null }, { status: 404 });
   return { company: { id: company.id, name: company.name } };
 }
 
-export async function action({ context, request }: Route.ActionArgs) {
-  const account = requireAccount(context, request);
+export async function action({ context, request, url }: Route.ActionArgs) {
+  const account = requireAccount(context, url);
   const form = await request.formData();
   const values = reviewFormValues(form, [...managerKeys, ...managerReviewKeys]);
   const company = await companyOfQuery(request);
@@ -67,13 +67,17 @@ export default function ManagerAddPage({ loaderData, actionData }: Route.Compone
       </p>
       <h1>Add a manager at {company.name}</h1>
       <FormMessage error={actionData?.formError} />
-      <ContributionForm>
-        <fieldset className="stack">
-          <legend>The manager</legend>
-          <ManagerFields values={actionData?.values} errors={actionData?.fieldErrors} withDepartment={false} />
-        </fieldset>
-        <ManagerReviewFields state={actionData ?? {}} />
-      </ContributionForm>
+      <GuidedForm draftKey={`manager-add:${company.id}`} actionData={actionData}>
+        {(state) => (
+          <>
+            <fieldset className="stack">
+              <legend>The manager</legend>
+              <ManagerFields values={state.values} errors={actionData?.fieldErrors} withDepartment={false} />
+            </fieldset>
+            <ManagerReviewFields state={state} />
+          </>
+        )}
+      </GuidedForm>
     </section>
   );
 }

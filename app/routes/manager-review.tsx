@@ -2,8 +2,8 @@ import { ManagerNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
-import { ContributionForm } from "#app/components/review-form/contribution-form.tsx";
 import { database } from "#app/db/database.server.ts";
 import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { authorOf, hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
@@ -50,7 +50,12 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function ManagerReviewPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { manager, blocked } = loaderData;
+  const { manager } = loaderData;
+  // A session that ended after the page loaded is refused at Submit: the page then offers to sign in, like a page
+  // loaded signed out (the typed review waits in the draft).
+  const blocked =
+    loaderData.blocked ??
+    (actionData?.formError === contributionMessages.mustSignIn ? contributionMessages.mustSignIn : null);
   if (!manager) {
     return <ManagerNotFound />;
   }
@@ -67,7 +72,7 @@ export default function ManagerReviewPage({ loaderData, actionData }: Route.Comp
           <p>
             {blocked === contributionMessages.mustSignIn ? (
               <Link to={paths.signIn(paths.reviewManager(manager.id))} className="button">
-                Sign in
+                {messages.signIn}
               </Link>
             ) : (
               <Link to={paths.manager(manager.id)} className="button">
@@ -79,9 +84,9 @@ export default function ManagerReviewPage({ loaderData, actionData }: Route.Comp
       ) : (
         <>
           <FormMessage error={actionData?.formError} />
-          <ContributionForm>
-            <ManagerReviewFields state={actionData ?? {}} />
-          </ContributionForm>
+          <GuidedForm draftKey={`manager-review:${manager.id}`} actionData={actionData}>
+            {(state) => <ManagerReviewFields state={state} />}
+          </GuidedForm>
         </>
       )}
     </section>

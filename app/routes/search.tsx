@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { Form, Link, useNavigation, useSubmit } from "react-router";
+import { Form, Link, useNavigation, useNavigationType, useSubmit } from "react-router";
 import type { Route } from "./+types/search.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AboutText, SidePanel } from "#app/components/side-panel.tsx";
@@ -56,6 +56,13 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
   // The country picked in the form, until the next loaded search brings its own.
   const [picked, setPicked] = useState({ for: country, value: country });
   const chosenCountry = picked.for === country ? picked.value : country;
+  // The search box keeps what is typed while a country or kind loads (it is never remounted); only Back and Forward
+  // put the term of that page in it.
+  const termRef = useRef<HTMLInputElement>(null);
+  const navigationType = useNavigationType();
+  useEffect(() => {
+    if (navigationType === "POP" && termRef.current) termRef.current.value = q;
+  }, [navigationType, q, kind, country]);
 
   // Search as you type: wait for a pause, then replace the URL so Back leaves the search rather than each keystroke.
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -147,8 +154,7 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
             <select
               id="country"
               name="country"
-              defaultValue={country}
-              key={country}
+              value={chosenCountry}
               required
               onChange={(event) => {
                 setPicked({ for: country, value: event.currentTarget.value });
@@ -171,8 +177,8 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
               id="q"
               type="search"
               name="q"
+              ref={termRef}
               defaultValue={q}
-              key={`${kind}-${country}`}
               placeholder={
                 chosenCountry
                   ? `Search ${kind === "manager" ? "managers" : "companies"} by name`
@@ -198,15 +204,11 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
             </Link>
           ) : (
             <>
-              <Link
-                to={paths.signIn(addPath)}
-                className="button button-secondary is-disabled"
-                aria-describedby="add-hint"
-              >
+              <Link to={paths.signIn(addPath)} className="button button-secondary" aria-describedby="add-hint">
                 Add {noun}
               </Link>
               <span id="add-hint" className="hint">
-                Sign in to add a {noun}.
+                {messages.signIn} first: your review is never linked to your account.
               </span>
             </>
           )}
@@ -216,6 +218,9 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
           <h2 id="results-heading" className="visually-hidden">
             Results
           </h2>
+          <p className="visually-hidden" role="status">
+            {resultsAnnouncement(shown, searching)}
+          </p>
           {!country ? <p className="hint">Choose a country to start searching.</p> : null}
           {current?.error ? <p role="alert">{current.error}</p> : null}
           {shown === null ? null : shown.kind === "company" ? (
@@ -229,6 +234,15 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
       <SidePanel />
     </div>
   );
+}
+
+/** What the live region says when results change: how many were found (the empty result says its own text). */
+function resultsAnnouncement(shown: LiveSearch["results"], searching: boolean): string {
+  if (searching) return "Searching…";
+  if (shown === null) return "";
+  const count = shown.page.items.length;
+  const found = shown.kind === "company" ? plural(count, "company", "companies") : plural(count, "manager", "managers");
+  return `${found} found${shown.page.next ? ", more below" : ""}`;
 }
 
 type LiveSearch = {

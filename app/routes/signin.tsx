@@ -59,8 +59,8 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
   const ready = email.trim().length > 5 && password.length > 2;
   return (
     <section className="page narrow auth-page">
-      <title>{`Sign in · ${messages.siteName}`}</title>
-      <h1>Sign in</h1>
+      <title>{`${messages.signIn} · ${messages.siteName}`}</title>
+      <h1>{messages.signIn}</h1>
       <FormMessage
         error={actionData?.formError}
         success={loaderData.passwordReset ? "Your password is changed. Sign in with your new password." : undefined}
@@ -89,7 +89,7 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
         />
         <div className="actions">
           <button type="submit" className="button" disabled={(hydrated && !ready) || navigation.state === "submitting"}>
-            Submit
+            {messages.signIn}
           </button>
           <Link to={paths.search()} className="button button-secondary">
             Browse

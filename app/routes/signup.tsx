@@ -76,7 +76,7 @@ export default function SignUpPage({ loaderData, actionData }: Route.ComponentPr
         />
         <div className="actions">
           <button type="submit" className="button" disabled={navigation.state === "submitting"}>
-            Sign up
+            {messages.signUp}
           </button>
           <Link to={paths.search()} className="button button-secondary">
             Browse

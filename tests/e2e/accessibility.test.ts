@@ -4,7 +4,9 @@ import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
+import { shareCookies } from "./support/contribute.ts";
 import { everyPage, readDemoFacts } from "./support/demo-facts.ts";
+import { newEmail, Visitor } from "./support/http.ts";
 import { startServer } from "../support/server.ts";
 
 // The markup does not depend on the engine, so one engine is enough here.
@@ -12,22 +14,41 @@ const server = await startServer("sqlite");
 const facts = await readDemoFacts(server.databaseUrl);
 const browser = await launchBrowser();
 const pages = everyPage(facts);
-// One browser context for the whole file (nobody signs in here); each test checks what it reported.
+// One browser context signed out and one signed in for the whole file; each test checks what they reported.
 const visit: Visit = await openVisit(browser, server.baseURL);
+const member: Visit = await openVisit(browser, server.baseURL);
+const account = new Visitor(server.baseURL);
+await account.signUp(newEmail("axe"), "a long and private passphrase");
+await shareCookies(account, member.context);
+/** The pages only a signed-in person sees, beside every public page. */
+const memberPages = [
+  ...pages.map(({ path }) => path),
+  paths.account(),
+  paths.addCompany(),
+  paths.reviewCompany(facts.busyCompany.id),
+  paths.addManager(facts.busyCompany.id),
+  paths.addManagerAlone(),
+  paths.reviewManager(facts.managerWithoutReviews.id),
+];
+const widths = [390, 1366];
 
 after(async () => {
   await closeVisit(visit);
+  await closeVisit(member);
   await browser.close();
   assert.equal(await server.stop(), 0, `the server did not shut down cleanly on SIGTERM:\n${server.output()}`);
   assert.doesNotMatch(server.output(), /"level":(50|60)/, "the server logged errors");
 });
 
 afterEach(() => {
-  assert.deepEqual(visit.problems.splice(0), [], "the browser reported console errors, page errors or failed requests");
+  assert.deepEqual(
+    [...visit.problems.splice(0), ...member.problems.splice(0)],
+    [],
+    "the browser reported console errors, page errors or failed requests",
+  );
 });
 
-async function open(path: string, width = 1280): Promise<Page> {
-  const { page } = visit;
+async function open(path: string, width = 1280, { page } = visit): Promise<Page> {
   await page.setViewportSize({ width, height: 800 });
   await page.goto(path);
   await waitForHydration(page);
@@ -37,19 +58,25 @@ async function open(path: string, width = 1280): Promise<Page> {
 }
 
 describe("accessibility", () => {
-  for (const { path } of pages) {
-    it(`has no serious or critical axe violations on ${path}`, async (t) => {
-      const page = await open(path);
-      const { violations } = await new AxeBuilder({ page }).analyze();
-      const summary = violations.map(
-        (v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`,
-      );
-      for (const line of summary) t.diagnostic(line);
-      assert.deepEqual(
-        summary.filter((line) => line.startsWith("serious") || line.startsWith("critical")),
-        [],
-      );
-    });
+  for (const [who, as, targets] of [
+    ["signed out", visit, pages.map(({ path }) => path)],
+    ["signed in", member, memberPages],
+  ] as const) {
+    for (const width of widths) {
+      it(`has no axe violations on any page at ${width} px, ${who}`, async (t) => {
+        const found: string[] = [];
+        for (const path of targets) {
+          const page = await open(path, width, as);
+          const { violations } = await new AxeBuilder({ page }).analyze();
+          for (const v of violations) {
+            const line = `${path}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`;
+            t.diagnostic(line);
+            found.push(line);
+          }
+        }
+        assert.deepEqual(found, []);
+      });
+    }
   }
 
   for (const width of [360, 1280]) {

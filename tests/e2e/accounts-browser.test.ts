@@ -5,7 +5,7 @@ import { createOTP } from "@better-auth/utils/otp";
 import type { BrowserContextOptions, Locator, Page } from "playwright-core";
 import { accountMessages } from "#app/domain/accounts.server.ts";
 import { passwordMessages } from "#app/domain/password-policy.server.ts";
-import { toastTexts } from "#app/lib/messages.ts";
+import { messages, toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import { newClientIp, newEmail, Visitor } from "./support/http.ts";
@@ -98,7 +98,7 @@ async function signUp(page: Page, email: string, secret = password): Promise<voi
 async function fillSignIn(page: Page, email: string, secret: string): Promise<void> {
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(secret);
-  await page.getByRole("button", { name: "Submit" }).click();
+  await page.getByRole("main").getByRole("button", { name: messages.signIn, exact: true }).click();
 }
 
 async function signIn(page: Page, email: string, secret = password): Promise<void> {
@@ -216,7 +216,7 @@ describe("the sign-in and sign-up pages", () => {
   it("enables Submit only once the e-mail is longer than 5 characters and the password longer than 2", async () => {
     const page = await newPerson();
     await open(page, paths.signIn());
-    const submit = page.getByRole("button", { name: "Submit" });
+    const submit = page.getByRole("main").getByRole("button", { name: messages.signIn, exact: true });
     const email = page.getByLabel("Email", { exact: true });
     const secret = page.getByLabel("Password", { exact: true });
     assert.ok(await submit.isDisabled(), "Submit is enabled on an empty form");

@@ -169,7 +169,7 @@ export function describeBrowsing(engine: Engine): void {
         const { page } = await open(paths.search({ country: facts.busyCompany.country }));
         await typeTerm(page, unmatchedTerm);
         await page.getByText(messages.noCompanyFound, { exact: true }).waitFor();
-        const signIn = page.getByRole("region", { name: "Results" }).getByRole("link", { name: "Sign in" });
+        const signIn = page.getByRole("region", { name: "Results" }).getByRole("link", { name: messages.signIn });
         assert.equal(await signIn.getAttribute("href"), paths.signIn(paths.addCompany()));
       });
 
@@ -177,7 +177,7 @@ export function describeBrowsing(engine: Engine): void {
         const { page } = await open(paths.search({ kind: "manager", country: facts.manager.country }));
         await typeTerm(page, unmatchedTerm);
         await page.getByText(messages.noManagerFound, { exact: true }).waitFor();
-        const signIn = page.getByRole("region", { name: "Results" }).getByRole("link", { name: "Sign in" });
+        const signIn = page.getByRole("region", { name: "Results" }).getByRole("link", { name: messages.signIn });
         assert.equal(await signIn.getAttribute("href"), paths.signIn(paths.addManagerAlone()));
       });
     });
@@ -302,12 +302,15 @@ export function describeBrowsing(engine: Engine): void {
     });
 
     describe("other pages", () => {
-      it("serves the landing page with Home and Login buttons and a Learn more link to the guidelines", async () => {
+      it("serves the landing page with Home and Sign In buttons and a Learn more link to the guidelines", async () => {
         const { page, status } = await open(paths.landing());
         assert.equal(status, 200);
         assert.equal(await text(heading(page)), messages.tagline);
         assert.equal(await page.getByRole("link", { name: "Home", exact: true }).getAttribute("href"), paths.home());
-        assert.equal(await page.getByRole("link", { name: "Login", exact: true }).getAttribute("href"), paths.signIn());
+        assert.equal(
+          await page.getByRole("main").getByRole("link", { name: messages.signIn, exact: true }).getAttribute("href"),
+          paths.signIn(),
+        );
         const learnMore = page.getByRole("link", { name: messages.learnMore + messages.learnMoreTopic, exact: true });
         assert.equal(await learnMore.getAttribute("href"), paths.guidelines());
         // Only "Learn more" shows; the rest of its name is for screen readers and search engines.

@@ -6,7 +6,7 @@ import { feedbackMessages } from "#app/domain/feedback.server.ts";
 import { correctFields } from "#app/http/contribution-forms.server.ts";
 import { formatDay, formatMonth } from "#app/lib/format.ts";
 import { guidelineMessages } from "#app/lib/guidelines.ts";
-import { contributionMessages, toastTexts } from "#app/lib/messages.ts";
+import { contributionMessages, messages, toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteria, companyYesNo } from "#app/lib/ratings.ts";
 import { companyTags } from "#app/lib/tags.ts";
@@ -177,7 +177,7 @@ describe("adding a company with its first review", () => {
     assert.equal(pathOf(page), "/signin?redirectTo=%2Fcompany%2Fadd");
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByRole("button", { name: "Submit" }).click();
+    await page.getByRole("main").getByRole("button", { name: messages.signIn, exact: true }).click();
     await waitForPath(page, paths.addCompany());
     await page.getByRole("heading", { level: 1, name: "Add a company" }).waitFor();
   });
@@ -468,7 +468,7 @@ describe("reviewing a manager", () => {
     await open(page, paths.reviewManager(facts.managerWithoutReviews.id));
     await assertMessage(page, contributionMessages.mustSignIn);
     assert.equal(await submitButton(page).count(), 0);
-    await page.getByRole("main").getByRole("link", { name: "Sign in" }).waitFor();
+    await page.getByRole("main").getByRole("link", { name: messages.signIn, exact: true }).waitFor();
   });
 });
 

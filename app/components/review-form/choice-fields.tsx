@@ -20,6 +20,7 @@ export function RatingInput({
   const errorId = `${name}-error`;
   return (
     <fieldset
+      id={`${name}-field`}
       className={error ? "rating-input invalid" : "rating-input"}
       aria-describedby={error ? errorId : undefined}
     >
@@ -51,7 +52,11 @@ export function YesNoCards({
 }: { name: string; question: string; defaultValue?: string | undefined } & FieldError) {
   const errorId = `${name}-error`;
   return (
-    <fieldset className={error ? "yes-no invalid" : "yes-no"} aria-describedby={error ? errorId : undefined}>
+    <fieldset
+      id={`${name}-field`}
+      className={error ? "yes-no invalid" : "yes-no"}
+      aria-describedby={error ? errorId : undefined}
+    >
       <legend>{question}</legend>
       <div className="yes-no-options">
         {(["Yes", "No"] as const).map((answer) => (

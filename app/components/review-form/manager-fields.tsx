@@ -45,6 +45,7 @@ export function ManagerFields({
           <input
             id="department"
             name="department"
+            type="text"
             maxLength={fieldLengths.department}
             defaultValue={value("department")}
           />

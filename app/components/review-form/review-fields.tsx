@@ -1,10 +1,9 @@
 import {
   companyCriteria,
-  companyYesNo,
+  companyYesNoQuestions,
   criterionLabels,
   managerCriteria,
-  managerYesNo,
-  yesNoQuestions,
+  managerYesNoQuestions,
 } from "#app/lib/ratings.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { RatingInput, YesNoCards } from "./choice-fields.tsx";
@@ -27,17 +26,18 @@ function chosenTags(values: FormState["values"]): string[] {
   return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === "string") : [];
 }
 
-type ReviewFieldsProps<C extends keyof typeof criterionLabels, Q extends keyof typeof yesNoQuestions> = {
+type ReviewFieldsProps<C extends keyof typeof criterionLabels, Q extends string> = {
   state: FormState;
   legend: string;
   criteria: readonly C[];
-  questions: readonly Q[];
+  /** Each yes/no field with its question, in the order asked. */
+  questions: Readonly<Record<Q, string>>;
   tags: readonly string[];
   children?: React.ReactNode;
 };
 
 /** The review part of a form: ratings on the 1–5 scale, yes/no questions, tags and text. */
-function ReviewFields<C extends keyof typeof criterionLabels, Q extends keyof typeof yesNoQuestions>({
+function ReviewFields<C extends keyof typeof criterionLabels, Q extends string>({
   state,
   legend,
   criteria,
@@ -63,13 +63,13 @@ function ReviewFields<C extends keyof typeof criterionLabels, Q extends keyof ty
         </div>
       </fieldset>
       <div className="yes-no-grid">
-        {questions.map((question) => (
+        {(Object.entries(questions) as Array<[Q, string]>).map(([name, question]) => (
           <YesNoCards
-            key={question}
-            name={question}
-            question={yesNoQuestions[question]}
-            defaultValue={text(values, question)}
-            error={errors?.[question]}
+            key={name}
+            name={name}
+            question={question}
+            defaultValue={text(values, name)}
+            error={errors?.[name]}
           />
         ))}
       </div>
@@ -87,7 +87,7 @@ export function CompanyReviewFields({ state }: { state: FormState }) {
       state={state}
       legend="Rate the company"
       criteria={companyCriteria}
-      questions={companyYesNo}
+      questions={companyYesNoQuestions}
       tags={companyTags}
     >
       <div className={errors?.recent_layoffs ? "field invalid" : "field"}>
@@ -119,7 +119,7 @@ export function ManagerReviewFields({ state }: { state: FormState }) {
       state={state}
       legend="Rate the manager"
       criteria={managerCriteria}
-      questions={managerYesNo}
+      questions={managerYesNoQuestions}
       tags={managerTags}
     />
   );

@@ -1,7 +1,15 @@
-import { useState } from "react";
+import { type KeyboardEvent, useState } from "react";
 import { maxTagsPerReview } from "#app/lib/limits.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
 
-/** Up to 5 tags from a fixed list; choosing a tag again deselects it. */
+const forward = new Set(["ArrowRight", "ArrowDown"]);
+const backward = new Set(["ArrowLeft", "ArrowUp"]);
+
+/**
+ * Up to 5 tags from a fixed list; choosing a tag again deselects it. With JavaScript the group is one Tab stop, and
+ * the arrow keys (Home, End) move between its tags, Space choosing, as in a radio group; without it, every tag is a
+ * Tab stop of its own.
+ */
 export function TagPicker({
   tags,
   defaultValue = [],
@@ -12,16 +20,40 @@ export function TagPicker({
   error?: string | undefined;
 }) {
   const [chosen, setChosen] = useState<string[]>(defaultValue);
+  const [current, setCurrent] = useState(0);
+  const hydrated = useHydrated();
   const full = chosen.length >= maxTagsPerReview;
+  const enabled = (index: number) => !full || chosen.includes(tags[index] ?? "");
+  // The Tab stop: the tag last moved to, or the first that can be chosen when that one is full.
+  const stop = enabled(current) ? current : tags.findIndex((_, index) => enabled(index));
+
+  function move(event: KeyboardEvent<HTMLDivElement>) {
+    const step = forward.has(event.key) ? 1 : backward.has(event.key) ? -1 : 0;
+    const edge = event.key === "Home" ? 0 : event.key === "End" ? tags.length - 1 : -1;
+    if (step === 0 && edge === -1) return;
+    event.preventDefault();
+    // From the edge (Home, End) or the next tag over, skip the tags that cannot be chosen while 5 are.
+    const direction = step || (edge === 0 ? 1 : -1);
+    let next = edge === -1 ? stop + step : edge;
+    for (let tries = 0; tries < tags.length; tries++) {
+      next = (next + tags.length) % tags.length;
+      if (enabled(next)) break;
+      next += direction;
+    }
+    setCurrent(next);
+    event.currentTarget.querySelectorAll<HTMLInputElement>('input[name="tags"]')[next]?.focus();
+  }
+
   return (
-    <fieldset className={error ? "tag-picker invalid" : "tag-picker"} aria-describedby="tags-status">
+    <fieldset id="tags-field" className={error ? "tag-picker invalid" : "tag-picker"} aria-describedby="tags-status">
       <legend>Tags</legend>
       <p id="tags-status" className="hint" aria-live="polite">
         {chosen.length} of {maxTagsPerReview} chosen. Choose at least one.
+        {hydrated ? " Arrow keys move between tags." : null}
       </p>
       {error ? <p className="field-error">{error}</p> : null}
-      <div className="tag-options">
-        {tags.map((tag) => {
+      <div className="tag-options" onKeyDown={hydrated ? move : undefined}>
+        {tags.map((tag, index) => {
           const checked = chosen.includes(tag);
           return (
             <label key={tag} className="tag-option">
@@ -31,6 +63,8 @@ export function TagPicker({
                 value={tag}
                 checked={checked}
                 disabled={full && !checked}
+                tabIndex={hydrated && index !== stop ? -1 : undefined}
+                onFocus={() => setCurrent(index)}
                 onChange={() =>
                   setChosen((current) => (checked ? current.filter((t) => t !== tag) : [...current, tag]))
                 }

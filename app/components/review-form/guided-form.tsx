@@ -1,0 +1,50 @@
+import { useRef } from "react";
+import { Form, useNavigation } from "react-router";
+import type { FormState } from "./review-fields.tsx";
+import { SubmitNotice } from "./submit-notice.tsx";
+import { SubmitRow } from "./submit-row.tsx";
+import { useDraft } from "./use-draft.ts";
+import { useFormComplete } from "./use-form-complete.ts";
+
+/**
+ * A contribution form that guides: its draft kept in the tab (`draftKey`, null for none), Submit disabled until the
+ * form is complete with what is still missing beside it, and the note on what happens to submitted data. `children`
+ * gets the values to show: the server's after a refusal, else the draft's.
+ */
+export function GuidedForm({
+  draftKey,
+  actionData,
+  noValidate,
+  children,
+}: {
+  draftKey: string | null;
+  actionData: FormState | undefined;
+  noValidate?: boolean;
+  children: (state: FormState) => React.ReactNode;
+}) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const draft = useDraft(draftKey, formRef);
+  const { canSubmit, missing, update } = useFormComplete(formRef, draft.restored);
+  const navigation = useNavigation();
+  const changed = () => {
+    update();
+    draft.save();
+  };
+  const state = actionData ?? (draft.restored ? { values: draft.restored } : {});
+  return (
+    <Form
+      method="post"
+      // The draft arrives after hydration: the fields start again from its values.
+      key={draft.restored ? "draft" : "page"}
+      ref={formRef}
+      onChange={changed}
+      onInput={changed}
+      className="stack review-form"
+      noValidate={noValidate}
+    >
+      {children(state)}
+      <SubmitNotice />
+      <SubmitRow canSubmit={canSubmit} missing={missing} busy={navigation.state === "submitting"} />
+    </Form>
+  );
+}
