@@ -1,6 +1,7 @@
 import { database } from "#app/db/database.server.ts";
-import { type CompanyProfile, findCompany } from "#app/domain/companies.server.ts";
-import { findManager, type ManagerProfile } from "#app/domain/managers.server.ts";
+import { findCompany } from "#app/domain/companies.server.ts";
+import { findManager } from "#app/domain/managers.server.ts";
+import type { CompanyProfile, ManagerProfile } from "#app/domain/public-shapes.server.ts";
 import { parseId } from "#app/lib/params.ts";
 
 /** The company a page is about, named by `?company=ID` (decision 0001), or undefined for a missing or bad id. */

@@ -772,6 +772,67 @@ describe("batched publication (the default)", () => {
   });
 });
 
+describe("reports and moderation", () => {
+  it("takes a report from anyone, refuses the queue and decisions without the role, and logs a moderator's", async () => {
+    const reviews = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    const reviewId = reviews.items[0]!.id;
+    const report = { reason: "spam", explanation: "An advertisement." };
+    api.contract.assertRequestBody("POST", "/api/v1/reviews/{reviewId}/reports", report);
+    const reported = await api.post(`/api/v1/reviews/${reviewId}/reports`, report);
+    assertStatus(reported, 201);
+    assertClosedWrite(reported);
+    assertStatus(await api.post("/api/v1/reviews/no-such-review/reports", report), 404);
+    const badAddress = await api.post(`/api/v1/reviews/${reviewId}/reports`, { ...report, contactEmail: "nope" });
+    assertStatus(badAddress, 400);
+    assert.deepEqual(fields(badAddress), ["contactEmail"]);
+
+    // A normal account: 403 on the queue and on decisions; no account: 401.
+    assertStatus(await api.get("/api/v1/moderation/queue", auth), 403);
+    assertStatus(await api.get("/api/v1/moderation/queue"), 401);
+    const removal = { reviewId, action: "remove", reason: "spam", statement: "Advertising, not a review." };
+    api.contract.assertRequestBody("POST", "/api/v1/moderation/decisions", removal);
+    assertStatus(await api.post("/api/v1/moderation/decisions", removal, auth), 403);
+
+    // A moderator, granted from the command line.
+    const moderator = await api.newAccount(server.databaseUrl);
+    execFileSync(process.execPath, ["scripts/admin.ts", "grant", "moderator", moderator.email], {
+      env: { PATH: process.env.PATH, DATABASE_URL: server.databaseUrl, LOG_LEVEL: "warn" },
+    });
+    const as = { token: moderator.accessToken };
+    const queue = await api.get("/api/v1/moderation/queue", as);
+    assertStatus(queue, 200);
+    assertClosedWrite(queue);
+    const items = (queue.body as { items: Array<{ reviewId: string }> }).items;
+    assert.ok(items.some((item) => item.reviewId === reviewId));
+    const removed = await api.post("/api/v1/moderation/decisions", removal, as);
+    assertStatus(removed, 201);
+    assertStatus(await api.post("/api/v1/moderation/decisions", removal, as), 409);
+    const noReason = await api.post("/api/v1/moderation/decisions", { ...removal, reason: null }, as);
+    assertStatus(noReason, 400);
+    assert.deepEqual(fields(noReason), ["reason"]);
+
+    const log = await api.get("/api/v1/moderation/decisions");
+    assertStatus(log, 200);
+    await assertPublicRead(log);
+    const decision = (removed.body as { id: number }).id;
+    const entries = (log.body as { items: Array<{ decision: number; statement: string }> }).items;
+    assert.equal(entries[0]?.decision, decision);
+    assert.ok(!log.text.includes(moderator.email));
+    const page = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    assert.equal(page.items[0]?.id, reviewId);
+    assert.equal((page.items[0] as { removed?: { decision: number } }).removed?.decision, decision);
+
+    const restore = { reviewId, action: "restore", statement: "Kept after all." };
+    assertStatus(await api.post("/api/v1/moderation/decisions", restore, as), 201);
+
+    const figures = await api.get("/api/v1/transparency");
+    assertStatus(figures, 200);
+    await assertPublicRead(figures);
+    const months = (figures.body as { months: Array<{ decisions: { remove: number; restore: number } }> }).months;
+    assert.ok(months[0]!.decisions.remove >= 1 && months[0]!.decisions.restore >= 1);
+  });
+});
+
 describe("coverage", () => {
   it("exercised every operation of the document", (t) => {
     const summary = api.contract.coverage();
