@@ -56,6 +56,7 @@ const committedColumns: Record<string, string[]> = {
     "recommend_yes",
     "latest_has_oncall",
     "name_skeleton",
+    "sum_total_squares",
   ],
   company_reviews: [
     "id",
@@ -79,6 +80,7 @@ const committedColumns: Record<string, string[]> = {
     "review_text",
     "tags",
     "created_on",
+    "rating_total",
   ],
   manager_companies: ["manager_id", "company_id"],
   manager_reviews: [
@@ -104,6 +106,7 @@ const committedColumns: Record<string, string[]> = {
     "review_text",
     "tags",
     "created_on",
+    "rating_total",
   ],
   managers: [
     "id",
@@ -137,6 +140,7 @@ const committedColumns: Record<string, string[]> = {
     "gives_credit_yes",
     "again_yes",
     "name_skeleton",
+    "sum_total_squares",
   ],
   moderation_decisions: [
     "id",
@@ -153,12 +157,14 @@ const committedColumns: Record<string, string[]> = {
   pending_receipts: ["key"],
   pending_reviews: ["id", "key_id", "sealed"],
   queue_state: ["id", "queue_id", "key_id"],
+  rating_counts: ["subject", "subject_id", "criterion", "value", "count"],
   removed_reviews: ["review_id", "decision_id"],
   review_appeals: ["id", "review_id", "statement", "received_on", "decision_id"],
   review_keys: ["key_hash", "review_id"],
   review_receipts: ["receipt"],
   review_reports: ["id", "review_id", "reason", "explanation", "contact_email", "received_on", "decision_id"],
   sessions: ["id", "expiresAt", "token", "createdAt", "updatedAt", "ipAddress", "userAgent", "userId"],
+  tag_counts: ["subject", "subject_id", "tag", "count"],
   two_factors: ["id", "secret", "backupCodes", "userId", "verified", "failedVerificationCount", "lockedUntil"],
   users: ["id", "name", "email", "emailVerified", "image", "createdAt", "updatedAt", "twoFactorEnabled"],
   verifications: ["id", "identifier", "value", "expiresAt", "createdAt", "updatedAt"],

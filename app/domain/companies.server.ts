@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { CompanyProfile, CompanyReviewItem, CompanySearchResult, Page } from "./public-shapes.server.ts";
-import { subjectReviews } from "./reviews.server.ts";
-import { companySubject, namePage, searchSubjects, subjectSummary } from "./subjects.server.ts";
+import { companyTags } from "#app/lib/tags.ts";
+import { type ReviewListQuery, reviewListSchema, subjectReviews } from "./reviews.server.ts";
+import { companySubject, namePage, searchSubjects, subjectDistributions, subjectSummary } from "./subjects.server.ts";
 
 type CompanySearchRow = {
   id: number;
@@ -46,15 +47,19 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
     country: row.country,
     recentLayoffs: row.recent_layoffs,
     hasOncall: row.latest_has_oncall === 1,
-    ...subjectSummary(row, companySubject, row.review_count),
+    ...subjectSummary(row, companySubject, row.review_count, await subjectDistributions(db, companySubject, row.id)),
   };
 }
 
-/** A company's reviews, newest first, keyset-paginated by (created_on, id). */
+/** A company's reviews, newest first unless `list` says otherwise, keyset-paginated (`subjectReviews`). */
 export function companyReviews(
   db: Kysely<Database>,
   companyId: number,
   before?: string | null,
+  list?: ReviewListQuery,
 ): Promise<Page<CompanyReviewItem>> {
-  return subjectReviews(db, companySubject, companyId, before);
+  return subjectReviews(db, companySubject, companyId, before, list);
 }
+
+/** What narrows a company's reviews: its tags are the company tags. */
+export const companyReviewListSchema = reviewListSchema(companyTags);

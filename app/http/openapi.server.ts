@@ -33,6 +33,9 @@ import {
 import { decisionBodySchema, reportSchema, reviewKeyRequestSchema } from "#app/domain/moderation.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { moderationMessages } from "#app/lib/moderation.ts";
+import { reviewSorts } from "#app/domain/reviews.server.ts";
+import { maxSearchTermLength } from "#app/lib/limits.ts";
+import { companyTags, managerTags } from "#app/lib/tags.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -64,6 +67,41 @@ const json = (ref: string, description = "OK") => ({
 
 function query(name: string, description: string, required = false) {
   return { name, in: "query", required, description, schema: { type: "string" } };
+}
+
+/** The sort and filters of a review list (`reviewListSchema`), and its cursor. */
+function reviewListParameters(subject: "company" | "manager") {
+  return [
+    {
+      name: "sort",
+      in: "query",
+      required: false,
+      schema: { type: "string", enum: [...reviewSorts], default: "newest" },
+      description: "newest first, or by overall score: highest or lowest first (newest first among equals)",
+    },
+    {
+      name: "rating",
+      in: "query",
+      required: false,
+      schema: { type: "integer", minimum: 1, maximum: 5 },
+      description: "Only reviews with this overall score (their mean rating, rounded down)",
+    },
+    {
+      name: "tag",
+      in: "query",
+      required: false,
+      schema: { type: "string", enum: [...(subject === "company" ? companyTags : managerTags)] },
+      description: "Only reviews carrying this tag",
+    },
+    {
+      name: "q",
+      in: "query",
+      required: false,
+      schema: { type: "string", maxLength: maxSearchTermLength },
+      description: "Only reviews whose text contains every word (case ignored; on SQLite for ASCII letters only)",
+    },
+    query("before", "Cursor from the previous page's `next`, with the same sort and filters"),
+  ];
 }
 
 function pathId(name: string) {
@@ -149,8 +187,8 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/v1/companies/{companyId}/reviews": {
         get: {
-          summary: "A company's reviews, newest first",
-          parameters: [pathId("companyId"), query("before", "Cursor from the previous page's `next`")],
+          summary: "A company's reviews, newest first unless sorted, narrowed by score, tag and words",
+          parameters: [pathId("companyId"), ...reviewListParameters("company")],
           responses: { "200": json("CompanyReviewPage"), ...errors, "404": problemResponse(messages.noCompanyFound) },
         },
         post: {
@@ -203,8 +241,8 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/v1/managers/{managerId}/reviews": {
         get: {
-          summary: "A manager's reviews, newest first",
-          parameters: [pathId("managerId"), query("before", "Cursor from the previous page's `next`")],
+          summary: "A manager's reviews, newest first unless sorted, narrowed by score, tag and words",
+          parameters: [pathId("managerId"), ...reviewListParameters("manager")],
           responses: {
             "200": json("ManagerReviewPage"),
             ...errors,

@@ -34,3 +34,6 @@ export const maxSuggestionTermLength = 200;
 
 /** The feedback form. */
 export const feedbackLengths = { email: 254, subject: 200, message: 5000, comment: 2000 } as const;
+
+/** How many of a subject's most mentioned tags its page and API answer list. */
+export const topTagsShown = 8;
