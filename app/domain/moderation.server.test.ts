@@ -1,5 +1,6 @@
-import { expect, it } from "vitest";
-import { describeEachEngine } from "#tests/support/test-database.ts";
+import fs from "node:fs";
+import { describe, expect, it } from "vitest";
+import { createTestDatabase, describeEachEngine } from "#tests/support/test-database.ts";
 import { createTestAuth, signUpAccount } from "#tests/support/test-accounts.ts";
 import {
   insertCompany,
@@ -270,5 +271,33 @@ describeEachEngine("moderation", (database) => {
     expect(await db.selectFrom("company_reviews").select("id").execute()).toHaveLength(1);
     expect(await db.selectFrom("review_keys").select("key_hash").execute()).toHaveLength(1);
     await expect(withdrawReview(db, submission.reviewKey)).rejects.toThrow(/opens no review/);
+  });
+});
+
+describe("withdrawing a review on SQLite", () => {
+  it("leaves no copy of its text, id or key hash in the database file or its WAL", async () => {
+    const database = await createTestDatabase("sqlite");
+    try {
+      const { db } = database;
+      const companyId = published(await addCompany(db, someone, newCompanyInput(), companyReview()));
+      const text = "Withdrawn witness: the quarterly planning at Frobozz was chaotic.";
+      const submission = await recordCompanyReview(db, someone, companyId, companyReview({ review_text: text }));
+      const { review_id: reviewId, key_hash: keyHash } = await db
+        .selectFrom("review_keys as k")
+        .innerJoin("company_reviews as r", "r.id", "k.review_id")
+        .select(["k.review_id", "k.key_hash"])
+        .where("r.review_text", "=", text)
+        .executeTakeFirstOrThrow();
+      const traces = [text, reviewId, keyHash];
+      const raw = () => Buffer.concat([fs.readFileSync(database.url), fs.readFileSync(`${database.url}-wal`)]);
+      // The witness: before the withdrawal every trace is there to be found.
+      for (const trace of traces) expect(raw().includes(trace), trace).toBe(true);
+
+      await withdrawReview(db, submission.reviewKey);
+
+      for (const trace of traces) expect(raw().includes(trace), trace).toBe(false);
+    } finally {
+      await database.drop();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { z } from "zod";
+import { truncateWal } from "#app/db/connection.server.ts";
 import type { CompanyReview, Database, ManagerReview } from "#app/db/schema.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
 import { env } from "#app/lib/env.server.ts";
@@ -469,7 +470,8 @@ export async function appealRemoval(db: Kysely<Database>, key: string, statement
 /**
  * Deletes the review the key opens, for good: off its subject's aggregates (unless removed already), with its key and
  * the reports and appeals still open about it. The decision log keeps what moderators decided; a manager's receipt
- * stays, so the account cannot review that manager again.
+ * stays, so the account cannot review that manager again. On SQLite, secure_delete zeroes the rows in the file and
+ * emptying the WAL afterwards leaves no copy of them there (docs/anonymity.md).
  */
 export async function withdrawReview(db: Kysely<Database>, key: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -493,6 +495,7 @@ export async function withdrawReview(db: Kysely<Database>, key: string): Promise
     if (review.kind === "company" && review.removedBy === null) await refreshLatestOncall(trx, review.subjectId);
   });
   publicDataChanged();
+  await truncateWal(db);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -54,6 +54,13 @@ function fields(answer: Answer): string[] {
   return ((answer.body as Problem).errors ?? []).map((error) => error.field);
 }
 
+/** The one-time review key a review write answers with: 22 base64url characters (128 random bits). */
+function reviewKeyOf(answer: Answer): string {
+  const key = (answer.body as { review_key?: unknown }).review_key;
+  assert.ok(typeof key === "string" && /^[A-Za-z0-9_-]{22}$/.test(key), `no review key in ${answer.text}`);
+  return key;
+}
+
 function assertStatus(answer: Answer, status: number): void {
   assert.equal(answer.status, status, `${answer.url.pathname}${answer.url.search}: ${answer.text.slice(0, 400)}`);
 }
@@ -383,7 +390,7 @@ describe("authenticated writes", () => {
     const created = await api.post(`/api/v1/companies/${demo.company.id}/reviews`, body, auth);
     assertStatus(created, 201);
     assertClosedWrite(created);
-    assert.deepEqual(created.body, { ok: true });
+    assert.deepEqual(created.body, { ok: true, review_key: reviewKeyOf(created) });
     assertStatus(await api.post(`/api/v1/companies/${unknownId}/reviews`, body, auth), 404);
     const badId = await api.post("/api/v1/companies/abc/reviews", body, auth);
     assertStatus(badId, 400);
@@ -781,7 +788,7 @@ describe("batched publication (the default)", () => {
 
     const added = await client.post("/api/v1/companies", { company: newCompany(), review: companyReview() }, author);
     assertStatus(added, 202);
-    assert.deepEqual(added.body, { status: "queued", note: note("company") });
+    assert.deepEqual(added.body, { status: "queued", note: note("company"), review_key: reviewKeyOf(added) });
     const company = newCompany();
     const atNew = { company, manager: newManager(), review: managerReview() };
     assertStatus(await client.post("/api/v1/managers", atNew, author), 202);
@@ -866,6 +873,45 @@ describe("reports and moderation", () => {
     await assertPublicRead(figures);
     const months = (figures.body as { months: Array<{ decisions: { remove: number; restore: number } }> }).months;
     assert.ok(months[0]!.decisions.remove >= 1 && months[0]!.decisions.restore >= 1);
+  });
+
+  it("lets the holder of a review key appeal its removal and withdraw it, without an account", async () => {
+    const body = companyReview({ review_text: "Clear goals and a fair review process every quarter." });
+    const created = await api.post(`/api/v1/companies/${demo.company.id}/reviews`, body, auth);
+    assertStatus(created, 201);
+    const key = reviewKeyOf(created);
+    const reviews = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    const reviewId = reviews.items.find((item) => item.text === body.review_text)?.id;
+    assert.ok(reviewId, "the new review is not on its company's first page");
+
+    const appeal = { action: "appeal", key, statement: "This is my own experience." };
+    api.contract.assertRequestBody("POST", "/api/v1/review-key", appeal);
+    // The review stands: there is nothing to appeal yet.
+    assertStatus(await api.post("/api/v1/review-key", appeal), 409);
+    const moderator = await api.newAccount(server.databaseUrl);
+    execFileSync(process.execPath, ["scripts/admin.ts", "grant", "moderator", moderator.email], {
+      env: { PATH: process.env.PATH, DATABASE_URL: server.databaseUrl, LOG_LEVEL: "warn" },
+    });
+    const removal = { reviewId, action: "remove", reason: "fake", statement: "Reads like a template." };
+    assertStatus(await api.post("/api/v1/moderation/decisions", removal, { token: moderator.accessToken }), 201);
+
+    const appealed = await api.post("/api/v1/review-key", appeal);
+    assertStatus(appealed, 201);
+    assertClosedWrite(appealed);
+    assert.ok((appealed.body as { id: number }).id > 0);
+    const unknownKey = await api.post("/api/v1/review-key", { ...appeal, key: "A".repeat(22) });
+    assertStatus(unknownKey, 404);
+    const noStatement = await api.post("/api/v1/review-key", { action: "appeal", key });
+    assertStatus(noStatement, 400);
+    assert.deepEqual(fields(noStatement), ["statement"]);
+
+    const withdrawn = await api.post("/api/v1/review-key", { action: "withdraw", key });
+    assertStatus(withdrawn, 200);
+    assert.deepEqual(withdrawn.body, { withdrawn: true });
+    // The key opened one review, now gone with it.
+    assertStatus(await api.post("/api/v1/review-key", { action: "withdraw", key }), 404);
+    const remaining = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    assert.ok(!remaining.items.some((item) => item.id === reviewId));
   });
 });
 
