@@ -9,6 +9,7 @@ import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import * as publicationQueue from "./migrations/0006-publication-queue.ts";
 import * as moderation from "./migrations/0007-moderation.ts";
 import * as reviewKeys from "./migrations/0008-review-keys.ts";
+import * as manipulationSignals from "./migrations/0009-manipulation-signals.ts";
 import * as ratingDistributions from "./migrations/0010-rating-distributions.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0006-publication-queue": publicationQueue,
   "0007-moderation": moderation,
   "0008-review-keys": reviewKeys,
+  "0009-manipulation-signals": manipulationSignals,
   "0010-rating-distributions": ratingDistributions,
 };
 

@@ -3,6 +3,7 @@ import type { Database } from "#app/db/schema.ts";
 import type { CompanyProfile, CompanyReviewItem, CompanySearchResult, Page } from "./public-shapes.server.ts";
 import { companyTags } from "#app/lib/tags.ts";
 import { type ReviewListQuery, reviewListSchema, subjectReviews } from "./reviews.server.ts";
+import { hasOpenAlert } from "./signals.server.ts";
 import { companySubject, namePage, searchSubjects, subjectDistributions, subjectSummary } from "./subjects.server.ts";
 
 type CompanySearchRow = {
@@ -47,7 +48,13 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
     country: row.country,
     recentLayoffs: row.recent_layoffs,
     hasOncall: row.latest_has_oncall === 1,
-    ...subjectSummary(row, companySubject, row.review_count, await subjectDistributions(db, companySubject, row.id)),
+    ...subjectSummary(
+      row,
+      companySubject,
+      row.review_count,
+      await subjectDistributions(db, companySubject, row.id),
+      await hasOpenAlert(db, "company", row.id),
+    ),
   };
 }
 

@@ -5,6 +5,7 @@ import { type ManagerYesNo, managerYesNo } from "#app/lib/ratings.ts";
 import type { CompanyRef, ManagerCard, ManagerProfile, ManagerReviewItem, Page } from "./public-shapes.server.ts";
 import { managerTags } from "#app/lib/tags.ts";
 import { type ReviewListQuery, reviewListSchema, subjectReviews } from "./reviews.server.ts";
+import { hasOpenAlert } from "./signals.server.ts";
 import {
   decodeNameCursor,
   managerSubject,
@@ -131,6 +132,7 @@ export async function findManager(db: Kysely<Database>, id: number): Promise<Man
       managerSubject,
       reviewCount,
       reviewCount > 0 ? await subjectDistributions(db, managerSubject, row.id) : { ratings: [], tags: [] },
+      await hasOpenAlert(db, "manager", row.id),
     ),
     yesCounts: Object.fromEntries(
       managerYesNo.map((key) => [key, reviewCount > 0 ? Number(row[`${key}_yes`]) : 0]),

@@ -158,12 +158,14 @@ function histogramOf(distributions: Distributions, criterion: string): number[] 
  * What the profile of either subject shows of its stored aggregates: averages per criterion, the overall score and
  * its mean with a 95% interval (from the running sums), the shares of yes, the distributions, and where it is.
  * `reviewCount` is the count the page may show: at 0 (a manager below the small-team minimum) nothing is shown.
+ * `unusualActivity`: whether an alert on the subject waits for a moderator (signals.server.ts).
  */
 export function subjectSummary<C extends string, Y extends string>(
   row: SubjectRow & Record<string, unknown>,
   subject: Subject<C, Y>,
   reviewCount: number,
   distributions: Distributions,
+  unusualActivity: boolean,
 ): SubjectSummary<C, Y> {
   const shown = reviewCount > 0 ? distributions : { ratings: [], tags: [] };
   const total = subject.criteria.reduce((sum, key) => sum + Number(row[`sum_${key}`]), 0);
@@ -192,6 +194,7 @@ export function subjectSummary<C extends string, Y extends string>(
     },
     topTags: shown.tags.map((row) => ({ tag: row.tag, count: Number(row.count) })),
     isDemo: row.is_demo === 1,
+    unusualActivity,
   };
 }
 

@@ -2,6 +2,7 @@ import { CompanyNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/company.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
+import { UnusualActivityNotice } from "#app/components/unusual-activity.tsx";
 import { RatingsInDetail, ReviewFilters, SubjectReviews, SummaryPanel } from "#app/components/subject-summary.tsx";
 import { isNarrowed, newestFirst } from "#app/domain/reviews.server.ts";
 import { companyTags } from "#app/lib/tags.ts";
@@ -55,6 +56,8 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
           {company.industry} · {place}
         </p>
       </header>
+      <UnusualActivityNotice show={company.unusualActivity} />
+      <UnusualActivityNotice show={company.unusualActivity} />
 
       <SummaryPanel
         summary={company}

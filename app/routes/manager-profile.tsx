@@ -2,6 +2,7 @@ import { ManagerNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-profile.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
+import { UnusualActivityNotice } from "#app/components/unusual-activity.tsx";
 import { RatingsInDetail, ReviewFilters, SubjectReviews, SummaryPanel } from "#app/components/subject-summary.tsx";
 import { isNarrowed, newestFirst } from "#app/domain/reviews.server.ts";
 import { managerTags } from "#app/lib/tags.ts";
@@ -65,6 +66,7 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
           </p>
         ) : null}
       </header>
+      <UnusualActivityNotice show={manager.unusualActivity} />
 
       <SummaryPanel
         summary={manager}
