@@ -51,21 +51,21 @@ export function Headline({
             </p>
           </>
         )}
-        {mean !== null && shares.length > 0 ? (
-          <ul className="shares">
-            {shares.map((share) => (
-              <li key={share.label}>
-                <strong>{share.percent ?? 0}%</strong> {share.label}
-              </li>
-            ))}
-          </ul>
-        ) : null}
-        {mean !== null ? (
-          <p>
-            <a href={`#${detailsId}`}>{summaryMessages.allRatings}</a>
-          </p>
-        ) : null}
       </div>
+      {mean !== null && shares.length > 0 ? (
+        <ul className="shares">
+          {shares.map((share) => (
+            <li key={share.label}>
+              <strong>{share.percent ?? 0}%</strong> {share.label}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {mean !== null ? (
+        <p className="headline-more">
+          <a href={`#${detailsId}`}>{summaryMessages.allRatings}</a>
+        </p>
+      ) : null}
     </div>
   );
 }
