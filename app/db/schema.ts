@@ -128,6 +128,12 @@ export type UsersTable = {
   twoFactorEnabled: boolean | number | null;
 };
 
+/** When each scheduled job is next due (ms since the epoch); migration 0013. */
+export type ScheduledJobsTable = {
+  name: string;
+  next_run_ms: number;
+};
+
 export type Database = {
   companies: CompaniesTable;
   company_reviews: CompanyReviewsTable;
@@ -138,6 +144,7 @@ export type Database = {
   pending_reviews: PendingReviewsTable;
   pending_receipts: PendingReceiptsTable;
   queue_state: QueueStateTable;
+  scheduled_jobs: ScheduledJobsTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;
   users: UsersTable;

@@ -114,6 +114,14 @@ async function readState(db: Kysely<Database>, share = false): Promise<QueueStat
   return { queueId: row.queue_id, keyId: row.key_id };
 }
 
+/**
+ * This database's random id (made by its first migration): it names the queue's key files, and keeps this site's
+ * keys apart from others' in a shared Redis.
+ */
+export async function databaseId(db: Kysely<Database>): Promise<string> {
+  return (await readState(db)).queueId;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Submission
 
