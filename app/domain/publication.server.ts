@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { truncateWal } from "#app/db/connection.server.ts";
+import { claimTurn, type Turn } from "./jobs.server.ts";
 import { isPostgres } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
@@ -289,17 +290,19 @@ export function choosePublishable(items: readonly Opened[], settings: Publicatio
 }
 
 /**
- * One publication run. Answers undefined when another process is publishing (and `wait` is false). After the
+ * One publication run. Answers undefined when another process is publishing (and `wait` is false), or when `turn`
+ * is given and another process has taken that turn of the schedule (jobs.server.ts). After the
  * commit it destroys the old key, invalidates cached pages when anything was published, and on SQLite truncates
  * the WAL so no superseded page survives there.
  */
 export async function publishQueued(
   db: Kysely<Database>,
   publisher: Publisher,
-  options: { settings: PublicationSettings; wait?: boolean },
+  options: { settings: PublicationSettings; wait?: boolean; turn?: Turn },
 ): Promise<PublicationResult | undefined> {
-  const { settings } = options;
+  const { settings, turn } = options;
   const outcome = await withQueueLock(db, settings, options.wait ?? false, async (trx, state) => {
+    if (turn && !(await claimTurn(trx, turn))) return undefined;
     const rotation = await rotate(trx, settings);
     const rows = await trx.selectFrom("pending_reviews").selectAll().execute();
     const opened: Opened[] = rows.map((row) => ({
@@ -387,7 +390,7 @@ export async function publishQueued(
     await reseal(trx, rotation.newKey, shuffle(held));
     return { rotation, changed: published + created > 0, result: { published, held: held.length, subjects } };
   });
-  if (!outcome) return undefined;
+  if (!outcome?.value) return undefined;
   const { rotation, changed, result } = outcome.value;
   for (const keyId of rotation.oldKeyIds) {
     if (keyId !== rotation.newKey.id) destroyQueueKey(settings.keyDir, outcome.state.queueId, keyId);
