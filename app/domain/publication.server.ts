@@ -437,6 +437,28 @@ export async function sweepOrphanKeys(db: Kysely<Database>, settings: Publicatio
   await withQueueLock(db, settings, true, async () => undefined);
 }
 
+/**
+ * After a restore from a backup: the queue's key files are never backed up (they stay in QUEUE_KEY_DIR, outside the
+ * database), so a restored queue whose key is missing cannot be opened by anyone. Its rows are deleted and a new key
+ * will be made by the next submission. Answers how many queued reviews were dropped.
+ */
+export async function forgetUnreadableQueue(db: Kysely<Database>, settings: PublicationSettings): Promise<number> {
+  const state = await readState(db);
+  if (state.keyId === null) return 0;
+  try {
+    readQueueKey(settings.keyDir, state.queueId, state.keyId);
+    return 0;
+  } catch {
+    const dropped = await queuedCount(db);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("pending_reviews").where("id", "is not", null).execute();
+      await trx.deleteFrom("pending_receipts").where("key", "is not", null).execute();
+      await trx.updateTable("queue_state").set({ key_id: null }).where("id", "=", 1).execute();
+    });
+    return dropped;
+  }
+}
+
 /** How many reviews wait in the queue (their content is sealed: only the count is known). */
 export async function queuedCount(db: Kysely<Database>): Promise<number> {
   const row = await db
