@@ -50,8 +50,11 @@ export function publicationSettings(): PublicationSettings {
 /** A new manager's company: an existing one, or one added together with the manager. */
 export type ManagerCompany = { id: number } | { company: CompanyInput };
 
-/** What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors. */
-export type QueuedReview =
+/**
+ * What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors; `keyHash` is
+ * the SHA-256 of the review's one-time key (rows sealed before review keys existed have none).
+ */
+export type QueuedReview = { keyHash?: string } & (
   | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput }
   | { kind: "new-company"; author: string; company: CompanyInput; review: CompanyReviewInput }
   | { kind: "manager-review"; author: string; managerId: number; receipt: string; review: ManagerReviewInput }
@@ -63,7 +66,8 @@ export type QueuedReview =
       company: ManagerCompany;
       manager: ManagerInput;
       review: ManagerReviewInput;
-    };
+    }
+);
 
 type Trx = Transaction<Database>;
 
@@ -72,8 +76,21 @@ export type Publisher = {
   /** Creates the company, or finds the published one with the same name and website. */
   companyFor: (trx: Trx, company: CompanyInput, day: string) => Promise<number>;
   createManager: (trx: Trx, companyId: number, manager: ManagerInput, day: string) => Promise<number>;
-  insertCompanyReview: (trx: Trx, companyId: number, review: CompanyReviewInput, day: string) => Promise<void>;
-  insertManagerReview: (trx: Trx, managerId: number, review: ManagerReviewInput, day: string) => Promise<void>;
+  /** Writes the review with its subject's aggregates, and its key's hash when it has one. */
+  insertCompanyReview: (
+    trx: Trx,
+    companyId: number,
+    review: CompanyReviewInput,
+    day: string,
+    keyHash: string | undefined,
+  ) => Promise<void>;
+  insertManagerReview: (
+    trx: Trx,
+    managerId: number,
+    review: ManagerReviewInput,
+    day: string,
+    keyHash: string | undefined,
+  ) => Promise<void>;
   insertReceipt: (trx: Trx, receipt: string) => Promise<void>;
   /** The receipt of a new manager's first review, from the account id it was queued with. */
   receiptFor: (userId: string, managerId: number) => string;
@@ -347,19 +364,23 @@ export async function publishQueued(
       switch (payload.kind) {
         case "company-review":
           subjects.set(id, payload.companyId);
-          writes.push(() => publisher.insertCompanyReview(trx, payload.companyId, payload.review, day));
+          writes.push(() =>
+            publisher.insertCompanyReview(trx, payload.companyId, payload.review, day, payload.keyHash),
+          );
           published += 1;
           break;
         case "new-company": {
           const companyId = await companyOf(payload.company);
           subjects.set(id, companyId);
-          writes.push(() => publisher.insertCompanyReview(trx, companyId, payload.review, day));
+          writes.push(() => publisher.insertCompanyReview(trx, companyId, payload.review, day, payload.keyHash));
           published += 1;
           break;
         }
         case "manager-review":
           subjects.set(id, payload.managerId);
-          writes.push(() => publisher.insertManagerReview(trx, payload.managerId, payload.review, day));
+          writes.push(() =>
+            publisher.insertManagerReview(trx, payload.managerId, payload.review, day, payload.keyHash),
+          );
           writes.push(() => publisher.insertReceipt(trx, payload.receipt));
           published += 1;
           break;
@@ -373,10 +394,11 @@ export async function publishQueued(
             managerId,
             receipt: publisher.receiptFor(payload.userId, managerId),
             review: payload.review,
+            ...(payload.keyHash ? { keyHash: payload.keyHash } : {}),
           };
           if (settings.managerMinReviews <= 1) {
             subjects.set(id, managerId);
-            writes.push(() => publisher.insertManagerReview(trx, managerId, payload.review, day));
+            writes.push(() => publisher.insertManagerReview(trx, managerId, payload.review, day, payload.keyHash));
             writes.push(() => publisher.insertReceipt(trx, firstReview.receipt));
             published += 1;
           } else {

@@ -1,5 +1,6 @@
-import { type CompanyProfile, findCompany } from "#app/domain/companies.server.ts";
-import { findManager, type ManagerProfile } from "#app/domain/managers.server.ts";
+import { findCompany } from "#app/domain/companies.server.ts";
+import { findManager } from "#app/domain/managers.server.ts";
+import type { CompanyProfile, ManagerProfile } from "#app/domain/public-shapes.server.ts";
 import { parseId } from "#app/lib/params.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
 

@@ -37,6 +37,10 @@ export const rateLimits = {
   review: { points: 30, duration: 60 * 60 },
   contribution: { points: 30, duration: 60 * 60 },
   feedback: { points: 5, duration: 60 * 60 },
+  /** Reports of reviews from one address: enough for a reader, not for flooding the moderators' queue. */
+  report: { points: 10, duration: 60 * 60 },
+  /** Appeals and withdrawals with a review key: a key has 128 random bits, so this only stops floods. */
+  reviewKey: { points: 20, duration: 60 * 60 },
 } as const satisfies Record<string, { points: number; duration: number }>;
 
 export type RateLimitName = keyof typeof rateLimits;
