@@ -49,16 +49,12 @@ export async function startSharedState(options: {
 
   if (redisUrl) {
     channelConnected(false);
-    const prefix = `candor:${await databaseId(db)}:`;
+    const prefix = await redisPrefix(db);
     const client = connectRedis(redisUrl);
     keepRateLimitsIn({ kind: "redis", client, prefix });
-    const channel = `${prefix}changes`;
+    const channel = changesChannel(prefix);
     const subscriber = subscribe(redisUrl, channel, { changed: onHeard, connected: onConnected });
-    announceChangesWith(
-      coalesced(async () => {
-        await client.publish(channel, engine === "postgres" ? await walPosition(db) : "");
-      }, onSendFailed),
-    );
+    announceChangesWith(coalesced(() => publishChange(client, channel, handle), onSendFailed));
     return {
       async stop() {
         announceChangesWith(undefined);
@@ -89,4 +85,40 @@ export async function startSharedState(options: {
 
   keepRateLimitsIn({ kind: "memory" });
   return { stop: async () => {} };
+}
+
+/** This site's keys in a shared Redis: under the database's random id. */
+async function redisPrefix(db: DatabaseHandle["db"]): Promise<string> {
+  return `candor:${await databaseId(db)}:`;
+}
+
+const changesChannel = (prefix: string) => `${prefix}changes`;
+
+async function publishChange(
+  client: { publish: (channel: string, message: string) => Promise<unknown> },
+  channel: string,
+  handle: DatabaseHandle,
+) {
+  await client.publish(channel, handle.engine === "postgres" ? await walPosition(handle.db) : "");
+}
+
+/**
+ * For a command run beside the servers (`npm run reviews:publish`, `npm run admin`): tells every server process that
+ * public data changed, once, and waits until it is sent. Nothing on SQLite, where no other process listens.
+ */
+export async function announceChange(handle: DatabaseHandle, redisUrl: string | undefined): Promise<void> {
+  if (redisUrl) {
+    const client = connectRedis(redisUrl);
+    try {
+      await new Promise((resolve, reject) => {
+        client.once("ready", resolve);
+        client.once("end", () => reject(new Error("Redis is unreachable")));
+      });
+      await publishChange(client, changesChannel(await redisPrefix(handle.db)), handle);
+    } finally {
+      client.disconnect();
+    }
+  } else if (handle.engine === "postgres") {
+    await notifyChanged(handle.db);
+  }
 }
