@@ -51,6 +51,8 @@ export async function startSharedState(options: {
     channelConnected(false);
     const prefix = await redisPrefix(db);
     const client = connectRedis(redisUrl);
+    // Commands fail while Redis is not connected: wait (5 s at most) so that the first requests find it ready.
+    await untilReady(client, 5_000);
     keepRateLimitsIn({ kind: "redis", client, prefix });
     const channel = changesChannel(prefix);
     const subscriber = subscribe(redisUrl, channel, { changed: onHeard, connected: onConnected });
@@ -110,10 +112,7 @@ export async function announceChange(handle: DatabaseHandle, redisUrl: string | 
   if (redisUrl) {
     const client = connectRedis(redisUrl);
     try {
-      await new Promise((resolve, reject) => {
-        client.once("ready", resolve);
-        client.once("end", () => reject(new Error("Redis is unreachable")));
-      });
+      await untilReady(client, 5_000);
       await publishChange(client, changesChannel(await redisPrefix(handle.db)), handle);
     } finally {
       client.disconnect();
@@ -121,4 +120,16 @@ export async function announceChange(handle: DatabaseHandle, redisUrl: string | 
   } else if (handle.engine === "postgres") {
     await notifyChanged(handle.db);
   }
+}
+
+/** Resolves once `client` is ready, or after `timeoutMs` (a Redis still down is then retried in the background). */
+function untilReady(client: ReturnType<typeof connectRedis>, timeoutMs: number): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    client.once("ready", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
