@@ -7,7 +7,6 @@ import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
 import { CompanyReview, ReviewList } from "#app/components/review-card.tsx";
-import { database } from "#app/db/database.server.ts";
 import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { formatDay, plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
@@ -15,10 +14,11 @@ import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteriaGroups } from "#app/lib/ratings.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
-  const { db } = database();
+  const db = readerFor(request);
   const company = id === undefined ? undefined : await findCompany(db, id);
   if (!company) return data({ company: null, reviews: null }, { status: 404 });
   const before = new URL(request.url).searchParams.get("before");

@@ -7,7 +7,6 @@ import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
 import { ManagerReview, ReviewList } from "#app/components/review-card.tsx";
-import { database } from "#app/db/database.server.ts";
 import { findManager, managerReviews } from "#app/domain/managers.server.ts";
 import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
@@ -17,10 +16,11 @@ import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 const addReview = "Add a review";
 import { managerCriteriaGroups, managerYesNo, yesNoFlags } from "#app/lib/ratings.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.managerId);
-  const { db } = database();
+  const db = readerFor(request);
   const manager = id === undefined ? undefined : await findManager(db, id);
   if (!manager) return data({ manager: null, reviews: null }, { status: 404 });
   const before = new URL(request.url).searchParams.get("before");
