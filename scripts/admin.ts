@@ -16,6 +16,7 @@ import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
 import { openAlerts, releaseAlert, releaseSchema } from "#app/domain/signals.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { isReportReason, moderationRoles, type ModerationRole, reportReasonCodes } from "#app/lib/moderation.ts";
+import { announceChange } from "#server/shared-state.ts";
 
 const usage = `Usage: npm run admin -- COMMAND
   grant moderator|admin EMAIL
@@ -113,6 +114,8 @@ try {
     default:
       fail(`Unknown command "${command}".`);
   }
+  // A decision may have changed public pages: the running servers' page caches let go of them.
+  await announceChange(handle, env().REDIS_URL);
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

@@ -7,9 +7,9 @@ import { signalMessages } from "#app/lib/moderation.ts";
 export function UnusualActivityNotice({ show }: { show: boolean }) {
   if (!show) return null;
   return (
-    <aside className="unusual-activity" aria-labelledby="unusual-activity-title">
+    <section className="unusual-activity" aria-labelledby="unusual-activity-title">
       <h2 id="unusual-activity-title">{signalMessages.unusualActivityTitle}</h2>
       <p>{signalMessages.unusualActivity}</p>
-    </aside>
+    </section>
   );
 }

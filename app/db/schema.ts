@@ -136,6 +136,12 @@ export type UsersTable = {
   twoFactorEnabled: boolean | number | null;
 };
 
+/** When each scheduled job is next due (ms since the epoch); migration 0013. */
+export type ScheduledJobsTable = {
+  name: string;
+  next_run_ms: number;
+};
+
 /** An account granted a moderation role from the command line; shown by its pseudonym only. */
 export type ModeratorsTable = {
   user_id: string;
@@ -250,6 +256,7 @@ export type Database = {
   pending_reviews: PendingReviewsTable;
   pending_receipts: PendingReceiptsTable;
   queue_state: QueueStateTable;
+  scheduled_jobs: ScheduledJobsTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;
   users: UsersTable;

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { truncateWal } from "#app/db/connection.server.ts";
+import { claimTurn, type Turn } from "./jobs.server.ts";
 import { isPostgres } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
@@ -133,6 +134,14 @@ async function readState(db: Kysely<Database>, share = false): Promise<QueueStat
   if (share && isPostgres(db)) query = query.forShare();
   const row = await query.executeTakeFirstOrThrow();
   return { queueId: row.queue_id, keyId: row.key_id };
+}
+
+/**
+ * This database's random id (made by its first migration): it names the queue's key files, and keeps this site's
+ * keys apart from others' in a shared Redis.
+ */
+export async function databaseId(db: Kysely<Database>): Promise<string> {
+  return (await readState(db)).queueId;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -339,17 +348,19 @@ export function choosePublishable(items: readonly Opened[], settings: Publicatio
 }
 
 /**
- * One publication run. Answers undefined when another process is publishing (and `wait` is false). After the
+ * One publication run. Answers undefined when another process is publishing (and `wait` is false), or when `turn`
+ * is given and another process has taken that turn of the schedule (jobs.server.ts). After the
  * commit it destroys the old key, invalidates cached pages when anything was published, and on SQLite truncates
  * the WAL so no superseded page survives there.
  */
 export async function publishQueued(
   db: Kysely<Database>,
   publisher: Publisher,
-  options: { settings: PublicationSettings; wait?: boolean },
+  options: { settings: PublicationSettings; wait?: boolean; turn?: Turn },
 ): Promise<PublicationResult | undefined> {
-  const { settings } = options;
+  const { settings, turn } = options;
   const outcome = await withQueueLock(db, settings, options.wait ?? false, async (trx, state) => {
+    if (turn && !(await claimTurn(trx, turn))) return undefined;
     const rotation = await rotate(trx, settings);
     const rows = await trx.selectFrom("pending_reviews").selectAll().execute();
     const opened: Opened[] = rows.map((row) => ({
@@ -451,7 +462,7 @@ export async function publishQueued(
       result: { published, held: held.length, subjects, alerts: watched.raised },
     };
   });
-  if (!outcome) return undefined;
+  if (!outcome?.value) return undefined;
   const { rotation, changed, result } = outcome.value;
   for (const keyId of rotation.oldKeyIds) {
     if (keyId !== rotation.newKey.id) destroyQueueKey(settings.keyDir, outcome.state.queueId, keyId);
@@ -509,6 +520,28 @@ export async function withPublicationLock<T>(
 /** Destroys the key files no queued row refers to (at start-up: what a crash between commit and deletion left). */
 export async function sweepOrphanKeys(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
   await withQueueLock(db, settings, true, async () => undefined);
+}
+
+/**
+ * After a restore from a backup: the queue's key files are never backed up (they stay in QUEUE_KEY_DIR, outside the
+ * database), so a restored queue whose key is missing cannot be opened by anyone. Its rows are deleted and a new key
+ * will be made by the next submission. Answers how many queued reviews were dropped.
+ */
+export async function forgetUnreadableQueue(db: Kysely<Database>, settings: PublicationSettings): Promise<number> {
+  const state = await readState(db);
+  if (state.keyId === null) return 0;
+  try {
+    readQueueKey(settings.keyDir, state.queueId, state.keyId);
+    return 0;
+  } catch {
+    const dropped = await queuedCount(db);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("pending_reviews").where("id", "is not", null).execute();
+      await trx.deleteFrom("pending_receipts").where("key", "is not", null).execute();
+      await trx.updateTable("queue_state").set({ key_id: null }).where("id", "=", 1).execute();
+    });
+    return dropped;
+  }
 }
 
 /** How many reviews wait in the queue (their content is sealed: only the count is known). */

@@ -7,7 +7,6 @@ import { RatingsInDetail, ReviewFilters, SubjectReviews, SummaryPanel } from "#a
 import { isNarrowed, newestFirst } from "#app/domain/reviews.server.ts";
 import { companyTags } from "#app/lib/tags.ts";
 import { CompanyReview } from "#app/components/review-card.tsx";
-import { database } from "#app/db/database.server.ts";
 import { companyReviewListSchema, companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { formatDay } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
@@ -15,10 +14,11 @@ import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCountedYesNo, companyCriteriaGroups, companyShareLabels } from "#app/lib/ratings.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
-  const { db } = database();
+  const db = readerFor(request);
   const company = id === undefined ? undefined : await findCompany(db, id);
   if (!company)
     return data(

@@ -7,17 +7,17 @@ import { RatingsInDetail, ReviewFilters, SubjectReviews, SummaryPanel } from "#a
 import { isNarrowed, newestFirst } from "#app/domain/reviews.server.ts";
 import { managerTags } from "#app/lib/tags.ts";
 import { ManagerReview } from "#app/components/review-card.tsx";
-import { database } from "#app/db/database.server.ts";
 import { findManager, managerReviewListSchema, managerReviews } from "#app/domain/managers.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { managerCriteriaGroups, managerShareLabels, managerYesNo } from "#app/lib/ratings.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.managerId);
-  const { db } = database();
+  const db = readerFor(request);
   const manager = id === undefined ? undefined : await findManager(db, id);
   if (!manager)
     return data(

@@ -336,8 +336,11 @@ function describeModeration(engine: Engine, server: RunningServer): void {
       assert.equal(Number(count?.review_count), 1);
       const reader = await browserOf(server, undefined, false);
       await reader.goto(paths.company(companyId));
-      await reader.getByRole("complementary", { name: signalMessages.unusualActivityTitle }).waitFor();
+      await reader.getByRole("region", { name: signalMessages.unusualActivityTitle }).waitFor();
       assert.ok((await reader.content()).includes(signalMessages.unusualActivity));
+      const look = await browserOf(server);
+      await look.goto(paths.company(companyId));
+      await noAxeViolations(look);
 
       // A normal account may not release it; a moderator does, without JavaScript.
       const alertsAnswer = await author.visitor.request(
@@ -362,7 +365,7 @@ function describeModeration(engine: Engine, server: RunningServer): void {
 
       // The notice is gone; the waiting review goes out with the next batch (here: the next submission's run).
       await reader.goto(paths.company(companyId));
-      assert.equal(await reader.getByRole("complementary", { name: signalMessages.unusualActivityTitle }).count(), 0);
+      assert.equal(await reader.getByRole("region", { name: signalMessages.unusualActivityTitle }).count(), 0);
       const third = await author.visitor.request(
         `/api/v1/companies/${companyId}/reviews`,
         json({ ...review, review_text: "Pay reviews are fair and on time; the office is too loud." }),

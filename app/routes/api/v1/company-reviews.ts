@@ -5,6 +5,7 @@ import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 function companyId(params: Record<string, string | undefined>): number {
   return parseIdParam("companyId", params.companyId);
@@ -16,8 +17,9 @@ export const loader = apiRead(async ({ params, request }) => {
   const query = queryOf(request);
   const { before } = reviewPageQuerySchema.parse(query);
   const list = companyReviewListSchema.parse(query);
-  if (!(await findCompany(database().db, id))) throw new ApiProblem(404, messages.noCompanyFound);
-  return companyReviews(database().db, id, before ?? null, list);
+  const db = readerFor(request);
+  if (!(await findCompany(db, id))) throw new ApiProblem(404, messages.noCompanyFound);
+  return companyReviews(db, id, before ?? null, list);
 });
 
 /** POST /api/v1/companies/{id}/reviews: a review of the company. */

@@ -5,6 +5,7 @@ import { findManager, managerReviewListSchema, managerReviews } from "#app/domai
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 function managerId(params: Record<string, string | undefined>): number {
   return parseIdParam("managerId", params.managerId);
@@ -16,8 +17,9 @@ export const loader = apiRead(async ({ params, request }) => {
   const query = queryOf(request);
   const { before } = reviewPageQuerySchema.parse(query);
   const list = managerReviewListSchema.parse(query);
-  if (!(await findManager(database().db, id))) throw new ApiProblem(404, messages.noManagerProfileFound);
-  return managerReviews(database().db, id, before ?? null, list);
+  const db = readerFor(request);
+  if (!(await findManager(db, id))) throw new ApiProblem(404, messages.noManagerProfileFound);
+  return managerReviews(db, id, before ?? null, list);
 });
 
 /** POST /api/v1/managers/{id}/reviews: one review per user per manager (409 for a second). */
