@@ -1,5 +1,6 @@
 import type { CompanyReviewCard, ManagerReviewCard } from "#app/domain/reviews.server.ts";
 import { formatMonth } from "#app/lib/format.ts";
+import { verificationMessages } from "#app/lib/messages.ts";
 import { companyCriteriaGroups, managerCriteriaGroups, managerYesNo, yesNoFlags } from "#app/lib/ratings.ts";
 import { ReviewBars } from "./rating-bars.tsx";
 import { RatingFace } from "./rating-face.tsx";
@@ -57,6 +58,9 @@ function CardFrame({ month, score, children }: { month: string; score: number; c
 export function CompanyReview({ review }: { review: CompanyReviewCard }) {
   return (
     <CardFrame month={review.month} score={review.score}>
+      {review.verifiedDomain ? (
+        <p className="verified-badge">{verificationMessages.badge(review.verifiedDomain)}</p>
+      ) : null}
       <Tags tags={review.tags} />
       <p className="review-text">{review.text}</p>
       <details className="review-ratings">

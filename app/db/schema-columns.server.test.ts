@@ -79,6 +79,7 @@ const committedColumns: Record<string, string[]> = {
     "review_text",
     "tags",
     "created_on",
+    "verified_domain",
   ],
   manager_companies: ["manager_id", "company_id"],
   manager_reviews: [
@@ -142,10 +143,14 @@ const committedColumns: Record<string, string[]> = {
   pending_reviews: ["id", "key_id", "sealed"],
   queue_state: ["id", "queue_id", "key_id"],
   review_receipts: ["receipt"],
+  spent_tokens: ["token_hash"],
   sessions: ["id", "expiresAt", "token", "createdAt", "updatedAt", "ipAddress", "userAgent", "userId"],
   two_factors: ["id", "secret", "backupCodes", "userId", "verified", "failedVerificationCount", "lockedUntil"],
   users: ["id", "name", "email", "emailVerified", "image", "createdAt", "updatedAt", "twoFactorEnabled"],
+  verification_codes: ["id", "address_hash", "domain", "quarter", "code_hash", "expires_at", "attempts"],
+  verification_keys: ["domain", "quarter", "key_id", "public_n", "public_e", "private_sealed"],
   verifications: ["id", "identifier", "value", "expiresAt", "createdAt", "updatedAt"],
+  verified_addresses: ["address_hash", "domain", "quarter"],
 };
 
 const isBookkeeping = (table: string) => table.startsWith("kysely_migration") || /_search($|_)/.test(table);

@@ -98,6 +98,8 @@ export const companyReviewCardSchema = z
     tags: z.array(z.string()),
     text: z.string(),
     score: z.number().int().min(0).max(5),
+    /** The registrable domain of the author's verified work address: "Verified: works at example.com". */
+    verifiedDomain: z.string().nullable(),
   })
   .strict();
 
@@ -141,9 +143,17 @@ export const tokenAccountSchema = z
   .strict();
 
 export const createdSchema = z.object({ id: z.number().int() }).strict();
-export const createdReviewSchema = z.object({ ok: z.literal(true) }).strict();
+/** What became of a verification token sent with a review: the badge comes, or why not (then the token is unspent). */
+export const verificationOutcomeSchema = z
+  .object({ badge: z.enum(["shown", "withheld"]), domain: z.string(), note: z.string() })
+  .strict();
+export const createdReviewSchema = z
+  .object({ ok: z.literal(true), verification: verificationOutcomeSchema.optional() })
+  .strict();
 /** 202: the submission waits for the next publication; `note` says when it will appear, and why. */
-export const queuedSchema = z.object({ status: z.literal("queued"), note: z.string() }).strict();
+export const queuedSchema = z
+  .object({ status: z.literal("queued"), note: z.string(), verification: verificationOutcomeSchema.optional() })
+  .strict();
 
 export const problemSchema = z
   .object({

@@ -23,6 +23,8 @@ export type CompanyReviewCard = {
   tags: string[];
   text: string;
   score: number;
+  /** The author's verified work domain ("Verified: works at example.com"), or null. */
+  verifiedDomain: string | null;
 };
 
 export type ManagerReviewCard = {
@@ -60,6 +62,7 @@ export function companyReviewCard(row: CompanyReview): CompanyReviewCard {
     tags: parseTags(row.tags),
     text: row.review_text,
     score: averageScore(Object.values(ratings)),
+    verifiedDomain: row.verified_domain,
   };
 }
 

@@ -2,12 +2,18 @@ import { createHash } from "node:crypto";
 import type { RouterContextProvider } from "react-router";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
-import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
+import { type BadgeOutcome, ContributionError, type Submission } from "#app/domain/contributions.server.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
+import { VerificationError } from "#app/domain/verification.server.ts";
 import { bearerAccount } from "#app/http/api-auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
-import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import {
+  contributionMessages,
+  type PublicationNoteKind,
+  publicationNote,
+  verificationMessages,
+} from "#app/lib/messages.ts";
 import { problem } from "#app/http/problem.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import { consume, consumeApi, RateLimitedError, type RateLimitState } from "#app/lib/rate-limit.server.ts";
@@ -42,6 +48,7 @@ const retryAfter = { "Retry-After": String(unavailableRetryAfterSeconds) };
 export function apiFailure(error: unknown): Response {
   if (error instanceof ApiProblem) return problem(error.status, error.message, error.extra);
   if (error instanceof ContributionError) return problem(error.status, error.message, { code: error.kind });
+  if (error instanceof VerificationError) return problem(error.status, error.message, { code: error.kind });
   if (error instanceof RateLimitedError) {
     return problem(429, error.message, {}, { headers: { "Retry-After": String(error.retryAfterSeconds) } });
   }
@@ -149,6 +156,16 @@ export function apiWrite(
   };
 }
 
+function verificationOutcome(badge: BadgeOutcome) {
+  return badge.shown
+    ? { badge: "shown", domain: badge.domain, note: verificationMessages.badgeComing(badge.domain) }
+    : {
+        badge: "withheld",
+        domain: badge.domain,
+        note: verificationMessages.badgeWithheld(badge.domain, badge.minPeople),
+      };
+}
+
 /**
  * The answer to a submission: 201 with `published(id)` when it was published at once (PUBLISH_INTERVAL=0), otherwise
  * 202 Accepted with the note of when it will appear (docs/decisions/0013-publication-in-sealed-batches.md).
@@ -158,6 +175,12 @@ export function submissionAnswer(
   published: (id: number) => unknown,
   note: PublicationNoteKind,
 ): { status: number; body: unknown } {
-  if (submission.published) return { status: 201, body: published(submission.id) };
-  return { status: 202, body: { status: "queued", note: publicationNote(note, publicationSettings()) } };
+  const verification = submission.badge ? { verification: verificationOutcome(submission.badge) } : {};
+  if (submission.published) {
+    return { status: 201, body: { ...(published(submission.id) as object), ...verification } };
+  }
+  return {
+    status: 202,
+    body: { status: "queued", note: publicationNote(note, publicationSettings()), ...verification },
+  };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import {
-  companyReviewSchema,
+  companyReviewBodySchema,
   idParamSchema,
   managerReviewSchema,
   newCompanyBodySchema,
@@ -24,7 +24,7 @@ import {
   tokenAccountSchema,
   tokenPairSchema,
 } from "#app/domain/public-shapes.server.ts";
-import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { contributionMessages, messages, verificationMessages } from "#app/lib/messages.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -149,12 +149,18 @@ export function openApiDocument(serverUrl: string) {
           summary: "Review a company",
           security: bearer,
           parameters: [pathId("companyId")],
+          description:
+            'With `verification_token` (a token obtained through /api/v1/verification/tokens for the domain of the company\'s website, this quarter) the review carries the badge "Verified: works at <domain>" once at least VERIFIED_MIN_PEOPLE addresses of that domain have verified this quarter; below that the review is accepted without the badge, the token is not spent, and `verification.badge` is `withheld`.',
           requestBody: body("CompanyReviewInput"),
           responses: {
             "201": json("CreatedReview", "Created"),
             "202": json("Queued", queuedDescription),
             ...writeErrors,
+            "400": problemResponse(
+              `Bad input; \`errors\` names each bad field. A refused token: "${verificationMessages.tokenInvalid}", "${verificationMessages.tokenQuarter}", or a token of another domain (code \`token-domain\`)`,
+            ),
             "404": problemResponse("No such company"),
+            "409": problemResponse(`"${verificationMessages.tokenSpent}" (code \`token-spent\`)`),
           },
         },
       },
@@ -312,7 +318,7 @@ export function openApiDocument(serverUrl: string) {
         CompanySuggestions: schema(companySuggestionsSchema),
         NewCompany: schema(newCompanyBodySchema, "input"),
         NewManager: schema(newManagerBodySchema, "input"),
-        CompanyReviewInput: schema(companyReviewSchema, "input"),
+        CompanyReviewInput: schema(companyReviewBodySchema, "input"),
         ManagerReviewInput: schema(managerReviewSchema, "input"),
       },
     },

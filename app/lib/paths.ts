@@ -65,6 +65,9 @@ export const paths = {
   guidelines: () => "/guidelines",
   privacy: () => "/privacy",
   feedback: () => "/feedback",
+  verifyWork: () => "/verify-work",
+  verificationKeys: (domain?: string) => withQuery("/.well-known/candor-keys.json", { domain }),
+  verificationTokensApi: () => "/api/v1/verification/tokens",
   apiSearch: (kind: SearchKind, country: string, q: string) =>
     withQuery(kind === "manager" ? "/api/v1/managers" : "/api/v1/companies", { country, q }),
 } as const;

@@ -30,6 +30,12 @@ export const rateLimits = {
   review: { points: 30, duration: 60 * 60 },
   contribution: { points: 30, duration: 60 * 60 },
   feedback: { points: 5, duration: 60 * 60 },
+  /** Work-address codes mailed for one address, one account, and one client address. */
+  verificationCodeAddress: { points: 3, duration: 60 * 60 },
+  verificationCodeAccount: { points: 5, duration: 24 * 60 * 60 },
+  verificationCodeIp: { points: 10, duration: 60 * 60 },
+  /** Code checks and token issuance from one client address, whatever the code. */
+  verificationIssue: { points: 10, duration: 60 * 60 },
 } as const satisfies Record<string, { points: number; duration: number }>;
 
 export type RateLimitName = keyof typeof rateLimits;
