@@ -175,3 +175,35 @@ export const tokenPairSchema = z
     refresh_token: z.string(),
   })
   .strict();
+
+const publicKeyJwkSchema = z.object({ kty: z.literal("RSA"), n: z.string(), e: z.string() }).strict();
+
+/** POST /api/v1/verification/codes: the code's challenge and the key to blind tokens for. */
+export const verificationChallengeSchema = z
+  .object({
+    challenge: z.string(),
+    domain: z.string(),
+    quarter: z.string(),
+    key_id: z.string(),
+    public_key: publicKeyJwkSchema,
+    tokens: z.number().int().min(1),
+    note: z.string(),
+  })
+  .strict();
+
+/** POST /api/v1/verification/tokens: the blind signatures, in the order of the blinded tokens. */
+export const verificationSignaturesSchema = z
+  .object({ domain: z.string(), quarter: z.string(), key_id: z.string(), blind_signatures: z.array(z.string()) })
+  .strict();
+
+/** GET /.well-known/candor-keys.json. */
+export const verificationKeysSchema = z
+  .object({
+    algorithm: z.literal("RSABSSA-SHA384-PSS-Deterministic"),
+    keys: z.array(
+      z
+        .object({ domain: z.string(), quarter: z.string(), key_id: z.string(), public_key: publicKeyJwkSchema })
+        .strict(),
+    ),
+  })
+  .strict();

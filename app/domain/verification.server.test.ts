@@ -1,18 +1,11 @@
-import { RSABSSA } from "@cloudflare/blindrsa-ts";
+import { blindTokens, finalizeTokens } from "#app/lib/verification-client.ts";
 import type { Kysely } from "kysely";
 import { expect, it, vi } from "vitest";
 import type { Database } from "#app/db/schema.ts";
 import { describeEachEngine, tableNames } from "#tests/support/test-database.ts";
 import { insertCompany } from "#tests/support/test-fixtures.ts";
 import { author, companyReview, testReceiptSecret } from "#tests/support/test-contributions.ts";
-import {
-  encodeToken,
-  fromBase64url,
-  importPublicKey,
-  quarterOf,
-  toBase64url,
-  tokenMessage,
-} from "#app/lib/verification-token.ts";
+import { importPublicKey, quarterOf, toBase64url } from "#app/lib/verification-token.ts";
 import { recordCompanyReview } from "./contributions.server.ts";
 import { type PublicationSettings, publicationSettings, publishQueued } from "./publication.server.ts";
 import { contributionPublisher } from "./contributions.server.ts";
@@ -31,7 +24,6 @@ const outbox = await vi.hoisted(() => import("#tests/support/test-outbox.ts"));
 
 type Db = Kysely<Database>;
 const secret = testReceiptSecret;
-const suite = RSABSSA.SHA384.PSS.Deterministic();
 
 async function refusal(work: Promise<unknown>, kind: VerificationFailure): Promise<VerificationError> {
   const error = await work.then(
@@ -58,17 +50,7 @@ async function verify(db: Db, address: string, options: { now?: Date; count?: nu
   const now = options.now ?? new Date();
   const started = await requestVerificationCode(db, secret, { email: address }, now);
   const publicKey = await importPublicKey(started.key.publicKey);
-  const drafts = await Promise.all(
-    Array.from({ length: options.count ?? 1 }, async () => {
-      const token = {
-        domain: started.domain,
-        quarter: started.quarter,
-        nonce: toBase64url(crypto.getRandomValues(new Uint8Array(32))),
-      };
-      const blinded = await suite.blind(publicKey, tokenMessage(token));
-      return { token, ...blinded };
-    }),
-  );
+  const drafts = await blindTokens(publicKey, started, options.count ?? 1);
   const issued = await issueVerificationTokens(
     db,
     secret,
@@ -79,17 +61,7 @@ async function verify(db: Db, address: string, options: { now?: Date; count?: nu
     },
     now,
   );
-  return Promise.all(
-    drafts.map(async (draft, index) => {
-      const signature = await suite.finalize(
-        publicKey,
-        tokenMessage(draft.token),
-        fromBase64url(issued.signatures[index]!),
-        draft.inv,
-      );
-      return encodeToken({ ...draft.token, signature: toBase64url(signature) });
-    }),
-  );
+  return finalizeTokens(publicKey, drafts, issued.signatures);
 }
 
 /** Every text value stored in every table, for "the address is not stored anywhere". */

@@ -23,8 +23,12 @@ import {
   tagsSchema,
   tokenAccountSchema,
   tokenPairSchema,
+  verificationChallengeSchema,
+  verificationKeysSchema,
+  verificationSignaturesSchema,
 } from "#app/domain/public-shapes.server.ts";
 import { contributionMessages, messages, verificationMessages } from "#app/lib/messages.ts";
+import { verificationAddressSchema, verificationCodeSchema } from "#app/domain/verification.server.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -223,6 +227,45 @@ export function openApiDocument(serverUrl: string) {
           },
         },
       },
+      "/api/v1/verification/codes": {
+        post: {
+          summary: "Verify a work address, step 1: mail a 6-digit code to it",
+          description:
+            "Refuses free-mail services and addresses without a registrable domain. Answers the challenge the code goes with and the signing key of the address's registrable domain for this quarter (one key per domain and quarter, listed at /.well-known/candor-keys.json: check it there before blinding). The address is not stored; rate-limited per client, account and address.",
+          security: bearer,
+          requestBody: body("VerificationAddress"),
+          responses: {
+            "201": json("VerificationChallenge", "Code mailed"),
+            ...writeErrors,
+            "400": problemResponse(
+              `"${verificationMessages.addressInvalid}" or "${verificationMessages.freeMail}" (code \`free-mail\`)`,
+            ),
+          },
+        },
+      },
+      "/api/v1/verification/tokens": {
+        post: {
+          summary: "Verify a work address, step 2: the code, and up to 3 blinded tokens to sign",
+          description:
+            "Each `blinded` value is an RFC 9474 blinded message (RSABSSA-SHA384-PSS-Deterministic, 256 bytes, base64url) of the token message `candor-verified-v1|<domain>|<quarter>|<nonce>`, with a 32-byte random nonce in base64url. Answers the blind signatures in the same order; finalize them with the listed key. The token to send with a review is `v1~<domain>~<quarter>~<nonce>~<signature>`.",
+          security: bearer,
+          requestBody: body("VerificationCode"),
+          responses: {
+            "200": json("VerificationSignatures", "Signed"),
+            ...writeErrors,
+            "400": problemResponse(`"${verificationMessages.codeWrong}", "${verificationMessages.codeInvalid}"`),
+            "409": problemResponse(`"${verificationMessages.alreadyVerified}"`),
+            "410": problemResponse(`"${verificationMessages.codeExpired}"`),
+          },
+        },
+      },
+      "/.well-known/candor-keys.json": {
+        get: {
+          summary: "Every public verification key: one per (registrable domain, quarter)",
+          parameters: [query("domain", "Only this domain's keys")],
+          responses: { "200": json("VerificationKeys"), "429": errors["429"] },
+        },
+      },
       "/api/v1/auth/token": {
         post: {
           summary: "Sign in (grant_type=password) or refresh (grant_type=refresh_token)",
@@ -319,6 +362,11 @@ export function openApiDocument(serverUrl: string) {
         NewCompany: schema(newCompanyBodySchema, "input"),
         NewManager: schema(newManagerBodySchema, "input"),
         CompanyReviewInput: schema(companyReviewBodySchema, "input"),
+        VerificationAddress: schema(verificationAddressSchema, "input"),
+        VerificationChallenge: schema(verificationChallengeSchema),
+        VerificationCode: schema(verificationCodeSchema, "input"),
+        VerificationSignatures: schema(verificationSignaturesSchema),
+        VerificationKeys: schema(verificationKeysSchema),
         ManagerReviewInput: schema(managerReviewSchema, "input"),
       },
     },

@@ -36,21 +36,8 @@ export async function obtainTokens(
 ): Promise<string[]> {
   const jwk = await publicKeyOf(challenge);
   if (!jwk) throw new VerificationClientError(texts.keyMismatch);
-  const { RSABSSA } = await import("@cloudflare/blindrsa-ts");
-  const suite = RSABSSA.SHA384.PSS.Deterministic();
   const publicKey = await importPublicKey(jwk);
-  const drafts = await Promise.all(
-    Array.from({ length: challenge.tokens }, async () => {
-      const token = {
-        domain: challenge.domain,
-        quarter: challenge.quarter,
-        nonce: toBase64url(crypto.getRandomValues(new Uint8Array(32))),
-      };
-      const message = tokenMessage(token);
-      const { blindedMsg, inv } = await suite.blind(publicKey, message);
-      return { token, message, blindedMsg, inv };
-    }),
-  );
+  const drafts = await blindTokens(publicKey, challenge, challenge.tokens);
   const response = await fetch(paths.verificationTokensApi(), {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json" },
@@ -65,16 +52,62 @@ export async function obtainTokens(
   if (body.key_id !== challenge.keyId || body.blind_signatures.length !== drafts.length) {
     throw new VerificationClientError(texts.keyMismatch);
   }
-  const tokens: string[] = [];
-  for (const [index, draft] of drafts.entries()) {
-    // Finalize verifies the signature with the listed key: a signature by any other key fails here.
-    const signature = await suite.finalize(
-      publicKey,
-      draft.message,
-      fromBase64url(body.blind_signatures[index]!),
-      draft.inv,
-    );
-    tokens.push(encodeToken({ ...draft.token, signature: toBase64url(signature) }));
-  }
-  return tokens;
+  return finalizeTokens(publicKey, drafts, body.blind_signatures);
+}
+
+/** A token before it is signed: its parts, its message, the blinded message and the inverse that unblinds it. */
+export type TokenDraft = {
+  token: { domain: string; quarter: string; nonce: string };
+  message: Uint8Array;
+  blindedMsg: Uint8Array;
+  inv: Uint8Array;
+};
+
+async function suite() {
+  const { RSABSSA } = await import("@cloudflare/blindrsa-ts");
+  return RSABSSA.SHA384.PSS.Deterministic();
+}
+
+/** RFC 9474 Blind: `count` fresh tokens of the domain and quarter, each with a 32-byte random nonce. */
+export async function blindTokens(
+  publicKey: CryptoKey,
+  scope: { domain: string; quarter: string },
+  count: number,
+): Promise<TokenDraft[]> {
+  const blindRsa = await suite();
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const token = {
+        domain: scope.domain,
+        quarter: scope.quarter,
+        nonce: toBase64url(crypto.getRandomValues(new Uint8Array(32))),
+      };
+      const message = tokenMessage(token);
+      const { blindedMsg, inv } = await blindRsa.blind(publicKey, message);
+      return { token, message, blindedMsg, inv };
+    }),
+  );
+}
+
+/**
+ * RFC 9474 Finalize: the blind signatures (base64url, in the drafts' order) unblinded into encoded tokens. Finalize
+ * verifies each signature with `publicKey`: a signature by any other key fails here.
+ */
+export async function finalizeTokens(
+  publicKey: CryptoKey,
+  drafts: TokenDraft[],
+  blindSignatures: string[],
+): Promise<string[]> {
+  const blindRsa = await suite();
+  return Promise.all(
+    drafts.map(async (draft, index) => {
+      const signature = await blindRsa.finalize(
+        publicKey,
+        draft.message,
+        fromBase64url(blindSignatures[index]!),
+        draft.inv,
+      );
+      return encodeToken({ ...draft.token, signature: toBase64url(signature) });
+    }),
+  );
 }
