@@ -11,6 +11,7 @@ import {
   verifySignature,
 } from "./blind-rsa.server.ts";
 import { importPublicKey } from "./verification-token.ts";
+import { modInverse } from "#tests/support/modular.ts";
 // RFC 9474, Appendix A: the four test vectors (4096-bit key, one per variant).
 import vectors from "./testdata/rfc9474-appendix-a.json" with { type: "json" };
 
@@ -23,17 +24,6 @@ const b64 = (value: bigint) => {
   if (text.length % 2) text = `0${text}`;
   return Buffer.from(text, "hex").toString("base64url");
 };
-
-function modInverse(a: bigint, m: bigint): bigint {
-  let [oldR, r] = [((a % m) + m) % m, m];
-  let [oldS, s] = [1n, 0n];
-  while (r !== 0n) {
-    const q = oldR / r;
-    [oldR, r] = [r, oldR - q * r];
-    [oldS, s] = [s, oldS - q * s];
-  }
-  return ((oldS % m) + m) % m;
-}
 
 function keysOf(v: Vector): { privateKey: KeyObject; publicKey: KeyObject; jwk: JsonWebKey } {
   const [p, q, d] = [big(v.p), big(v.q), big(v.d)];
