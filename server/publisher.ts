@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { Database } from "#app/db/schema.ts";
 import { contributionPublisher } from "#app/domain/contributions.server.ts";
 import { type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
+import { forgetPastQuarters } from "#app/domain/verification.server.ts";
 
 /** A wait drawn uniformly from [0.5, 1.5] × the interval, so runs keep no fixed rhythm to line submissions up with. */
 export function jitteredWaitMs(intervalSeconds: number): number {
@@ -29,6 +30,8 @@ export function startPublishing(options: {
     try {
       const result = await publishQueued(db, contributionPublisher(secret), { settings });
       if (result) logger.info({ published: result.published, held: result.held }, "publication");
+      // A quarter that ended leaves no address hash, code or private key behind (its own statements, after the batch).
+      await forgetPastQuarters(db);
     } catch (error) {
       logger.error({ err: error }, "publication failed; the queue is kept for the next run");
     }
