@@ -11,7 +11,7 @@ import {
   postEntries,
   shareCookies,
 } from "./support/contribute.ts";
-import { newClientIp, newEmail, Visitor } from "./support/http.ts";
+import { alertText, newClientIp, newEmail, Visitor } from "./support/http.ts";
 import { mailedCode, verifyOverHttp } from "./support/verify.ts";
 import { type Engine, readDatabase, startServer } from "../support/server.ts";
 
@@ -135,6 +135,19 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       } finally {
         assert.deepEqual(await closeVisit(visit), [], "the browser reported problems");
       }
+    });
+
+    it("without JavaScript, mails the code but says that making tokens needs JavaScript", async () => {
+      const company = await companyOnOwnDomain(server.baseURL);
+      const visitor = new Visitor(server.baseURL, newClientIp());
+      await visitor.signUp(newEmail("scriptless"), password);
+      const asked = await visitor.post(paths.verifyWork(), { email: `frank@${company.domain}` });
+      assert.equal(asked.status, 200);
+      assert.ok((await asked.text()).includes(verificationMessages.codeSent(company.domain).replaceAll("'", "&#x27;")));
+      const code = await mailedCode(server.outboxDir, `frank@${company.domain}`);
+      const typed = await visitor.post(paths.verifyWork(), { intent: "code", code });
+      assert.equal(typed.status, 400);
+      assert.equal(alertText(await typed.text()), verificationMessages.needsJavaScript);
     });
 
     it("refuses a spent token, a token of another domain or quarter, and a forged one, with clear messages", async () => {
