@@ -7,7 +7,7 @@ import { SiteFooter } from "./components/site-footer.tsx";
 import { SiteHeader } from "./components/site-header.tsx";
 import { paths } from "./lib/paths.ts";
 import { publicationSettings } from "./domain/publication.server.ts";
-import { PublicationNote } from "./components/publication-note.tsx";
+import { PublicationNote, ReviewKeyNote } from "./components/publication-note.tsx";
 import { contributionMessages, messages, publicationNote, verificationMessages } from "./lib/messages.ts";
 import { verificationSettings } from "./domain/verification.server.ts";
 import {
@@ -15,9 +15,11 @@ import {
   clearBadgeNoteCookie,
   readBadgeNote,
   clearPublicationNoteCookie,
+  clearReviewKeyCookie,
   clearToastCookie,
   loadAccount,
   readPublicationNote,
+  readReviewKey,
   readToast,
   toastContext,
 } from "./http/session.server.ts";
@@ -33,6 +35,7 @@ export const middleware: Route.MiddlewareFunction[] = [
     if (toast) response.headers.append("Set-Cookie", clearToastCookie);
     if (readPublicationNote(request)) response.headers.append("Set-Cookie", clearPublicationNoteCookie);
     if (readBadgeNote(request)) response.headers.append("Set-Cookie", clearBadgeNoteCookie);
+    if (readReviewKey(request)) response.headers.append("Set-Cookie", clearReviewKeyCookie);
     return response;
   },
 ];
@@ -50,6 +53,8 @@ export function loader({ context, request }: Route.LoaderArgs) {
         ? verificationMessages.badgeComing(badge.domain)
         : verificationMessages.badgeWithheld(badge.domain, verificationSettings().minPeople)
       : null,
+    /** The author's own one-time key, after their submission only: never cached (the request has cookies). */
+    reviewKey: readReviewKey(request),
   };
 }
 
@@ -77,6 +82,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Toast />
         <main id="main" tabIndex={-1}>
           <PublicationNote />
+          <ReviewKeyNote />
           {children}
         </main>
         <SiteFooter />

@@ -7,6 +7,9 @@ import * as apiTokens from "./migrations/0003-api-tokens.ts";
 import * as nameSearch from "./migrations/0004-name-search.ts";
 import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import * as publicationQueue from "./migrations/0006-publication-queue.ts";
+import * as moderation from "./migrations/0007-moderation.ts";
+import * as reviewKeys from "./migrations/0008-review-keys.ts";
+import * as sharedState from "./migrations/0013-shared-state.ts";
 import * as verificationTokens from "./migrations/0014-verification-tokens.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
@@ -17,6 +20,9 @@ const migrations: Record<string, Migration> = {
   "0004-name-search": nameSearch,
   "0005-name-skeletons": nameSkeletons,
   "0006-publication-queue": publicationQueue,
+  "0007-moderation": moderation,
+  "0008-review-keys": reviewKeys,
+  "0013-shared-state": sharedState,
   "0014-verification-tokens": verificationTokens,
 };
 

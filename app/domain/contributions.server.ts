@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import { fold } from "#app/lib/fold.ts";
@@ -101,11 +101,17 @@ type Trx = Transaction<Database>;
 // ---------------------------------------------------------------------------------------------------------------
 // Publication: the writes a batch makes (publication.server.ts calls them inside its one transaction).
 
+/** The hash of a review's one-time key, written beside the review it opens (docs/moderation.md). */
+async function insertReviewKey(trx: Trx, reviewId: string, keyHash: string | undefined): Promise<void> {
+  if (keyHash) await trx.insertInto("review_keys").values({ key_hash: keyHash, review_id: reviewId }).execute();
+}
+
 async function insertCompanyReview(
   trx: Trx,
   companyId: number,
   review: CompanyReviewInput,
   day: string,
+  keyHash: string | undefined,
   verifiedDomain?: string,
 ) {
   const { tags, recent_layoffs: layoffs, ...values } = review;
@@ -133,20 +139,28 @@ async function insertCompanyReview(
     .where("id", "=", companyId)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("company-not-found");
+  const id = newReviewId();
   await trx
     .insertInto("company_reviews")
     .values({
       ...values,
-      id: newReviewId(),
+      id,
       company_id: companyId,
       tags: JSON.stringify(tags),
       created_on: day,
       verified_domain: verifiedDomain ?? null,
     })
     .execute();
+  await insertReviewKey(trx, id, keyHash);
 }
 
-async function insertManagerReview(trx: Trx, managerId: number, review: ManagerReviewInput, day: string) {
+async function insertManagerReview(
+  trx: Trx,
+  managerId: number,
+  review: ManagerReviewInput,
+  day: string,
+  keyHash: string | undefined,
+) {
   const { tags, ...values } = review;
   const updated = await trx
     .updateTable("managers")
@@ -158,10 +172,12 @@ async function insertManagerReview(trx: Trx, managerId: number, review: ManagerR
     .where("id", "=", managerId)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("manager-not-found");
+  const id = newReviewId();
   await trx
     .insertInto("manager_reviews")
-    .values({ ...values, id: newReviewId(), manager_id: managerId, tags: JSON.stringify(tags), created_on: day })
+    .values({ ...values, id, manager_id: managerId, tags: JSON.stringify(tags), created_on: day })
     .execute();
+  await insertReviewKey(trx, id, keyHash);
 }
 
 /**
@@ -268,13 +284,27 @@ export function contributionPublisher(secret: string): Publisher {
 // Submission: every review waits in the queue; nothing public is written here.
 
 /**
- * What a submission became: published at once (PUBLISH_INTERVAL=0, with its subject's id), or queued; and, when a
+ * What a submission became: published at once (PUBLISH_INTERVAL=0, with its subject's id), or queued; the review's
+ * one-time key, to be shown to its author once and never stored (only its hash, at publication); and, when a
  * verification token came with it, whether the review carries the badge or why not.
  */
-export type Submission = ({ published: true; id: number } | { published: false }) & { badge?: BadgeOutcome };
+export type Submission = ({ published: true; id: number } | { published: false }) & {
+  reviewKey: string;
+  badge?: BadgeOutcome;
+};
 
 /** The badge a token earned: shown, or withheld because fewer than `minPeople` verified with the domain. */
 export type BadgeOutcome = { shown: true; domain: string } | { shown: false; domain: string; minPeople: number };
+
+/** A review's one-time key: 128 random bits, and the SHA-256 that is stored in its place. */
+export function newReviewKey(): { key: string; hash: string } {
+  const key = randomBytes(16).toString("base64url");
+  return { key, hash: reviewKeyHash(key) };
+}
+
+export function reviewKeyHash(key: string): string {
+  return createHash("sha256").update(key.trim(), "utf8").digest("base64url");
+}
 
 const pendingRuns = new Map<Kysely<Database>, Promise<PublicationResult | undefined>>();
 /** Queued rows whose submitters wait for their publication (PUBLISH_INTERVAL=0), and what they became. */
@@ -314,9 +344,11 @@ async function submit(
   spend?: string,
 ): Promise<Submission> {
   const atOnce = settings.intervalSeconds === 0;
+  const key = newReviewKey();
+  const sealed: QueuedReview = { ...payload, keyHash: key.hash };
   let id: string | undefined;
   try {
-    await enqueueReview(db, settings, payload, check, {
+    await enqueueReview(db, settings, sealed, check, {
       receipt,
       spend,
       onId: (queued) => {
@@ -330,11 +362,13 @@ async function submit(
     if (error instanceof TokenQueuedError) throw new VerificationError("token-spent");
     throw error;
   }
-  if (!atOnce || !id) return { published: false };
+  if (!atOnce || !id) return { published: false, reviewKey: key.key };
   try {
     await publishSoon(db, author.secret, settings);
     const subject = awaiting.get(id);
-    return subject === undefined ? { published: false } : { published: true, id: subject };
+    return subject === undefined
+      ? { published: false, reviewKey: key.key }
+      : { published: true, id: subject, reviewKey: key.key };
   } catch (error) {
     // Publishing at once failed with this row in the batch: take it back, so the failure leaves nothing behind
     // and no row that cannot be published blocks the queue.

@@ -4,7 +4,7 @@ import { ContributionError, type Submission } from "#app/domain/contributions.se
 import { VerificationError } from "#app/domain/verification.server.ts";
 import { fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/http/forms.server.ts";
 import type { PublicationNoteKind } from "#app/lib/messages.ts";
-import { setBadgeNote, setPublicationNote, setToast, type ToastKind } from "#app/http/session.server.ts";
+import { setBadgeNote, setPublicationNote, setReviewKey, setToast, type ToastKind } from "#app/http/session.server.ts";
 import type { RateLimitName } from "#app/lib/rate-limit.server.ts";
 
 /** Correct the highlighted fields: the form's message box when one or more fields are refused. */
@@ -80,7 +80,7 @@ export function afterSubmission(
   toast: ToastKind,
   targets: { published: (id: number) => string; queued: string; note: PublicationNoteKind },
 ): never {
-  const headers = setToast(new Headers(), toast);
+  const headers = setReviewKey(setToast(new Headers(), toast), submission.reviewKey);
   if (submission.badge) setBadgeNote(headers, submission.badge);
   if (submission.published) throw redirect(targets.published(submission.id), { headers });
   throw redirect(targets.queued, { headers: setPublicationNote(headers, targets.note) });
