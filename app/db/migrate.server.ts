@@ -12,6 +12,7 @@ import * as reviewKeys from "./migrations/0008-review-keys.ts";
 import * as manipulationSignals from "./migrations/0009-manipulation-signals.ts";
 import * as ratingDistributions from "./migrations/0010-rating-distributions.ts";
 import * as sharedState from "./migrations/0013-shared-state.ts";
+import * as verificationTokens from "./migrations/0014-verification-tokens.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0009-manipulation-signals": manipulationSignals,
   "0010-rating-distributions": ratingDistributions,
   "0013-shared-state": sharedState,
+  "0014-verification-tokens": verificationTokens,
 };
 
 /**

@@ -37,3 +37,6 @@ export const feedbackLengths = { email: 254, subject: 200, message: 5000, commen
 
 /** How many of a subject's most mentioned tags its page and API answer list. */
 export const topTagsShown = 8;
+
+/** Verifying a work address: tokens per verification, a code's lifetime and its wrong tries. */
+export const verificationLimits = { tokensPerVerification: 3, codeMinutes: 15, codeAttempts: 5 } as const;

@@ -29,6 +29,7 @@ const memberPages = [
   paths.addManager(facts.busyCompany.id),
   paths.addManagerAlone(),
   paths.reviewManager(facts.managerWithoutReviews.id),
+  paths.verifyWork(),
 ];
 const widths = [390, 1366];
 
