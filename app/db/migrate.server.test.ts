@@ -14,7 +14,12 @@ import * as apiTokens from "./migrations/0003-api-tokens.ts";
 import * as nameSearch from "./migrations/0004-name-search.ts";
 import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import type { Database } from "./schema.ts";
-import { type TestDatabase, createTestDatabase, describeEachEngine } from "#tests/support/test-database.ts";
+import {
+  type TestDatabase,
+  createTestDatabase,
+  describeEachEngine,
+  whileNoSchemaIsDropped,
+} from "#tests/support/test-database.ts";
 import {
   companyReviewRow,
   countRows,
@@ -32,6 +37,9 @@ const tables = [
   "review_receipts",
 ] as const;
 
+/** Migrates as the test databases do, so no other test file drops its schema meanwhile (test-database.ts). */
+const migrate = (db: Kysely<any>) => whileNoSchemaIsDropped(() => migrateToLatest(db));
+
 async function appliedMigrations(db: Kysely<any>): Promise<string[]> {
   const rows = await db.selectFrom("kysely_migration").select("name").orderBy("name").execute();
   return rows.map((row) => String(row.name));
@@ -42,7 +50,7 @@ describeEachEngine(
   (database) => {
     it("creates every table on an empty database", async () => {
       const { db } = database();
-      const { results = [] } = await migrateToLatest(db);
+      const { results = [] } = await migrate(db);
 
       expect(results.length).toBeGreaterThan(0);
       expect(results.every((result) => result.status === "Success")).toBe(true);
@@ -52,10 +60,10 @@ describeEachEngine(
 
     it("does nothing when run a second time", async () => {
       const { db } = database();
-      await migrateToLatest(db);
+      await migrate(db);
       const before = await appliedMigrations(db);
 
-      const second = await migrateToLatest(db);
+      const second = await migrate(db);
 
       expect(second.results).toEqual([]);
       expect(await appliedMigrations(db)).toEqual(before);
@@ -274,7 +282,7 @@ describe("migrations on PostgreSQL", () => {
     const first = await freshSchema({ migrate: true });
     const second = await freshSchema({ migrate: false });
 
-    const { results = [] } = await migrateToLatest(second.db);
+    const { results = [] } = await migrate(second.db);
 
     expect(results.map((result) => result.status)).toEqual(results.map(() => "Success"));
     expect(await appliedMigrations(second.db)).toEqual(await appliedMigrations(first.db));
@@ -285,7 +293,7 @@ describe("migrations on PostgreSQL", () => {
     const { url, db } = await freshSchema({ migrate: false });
     const pools = Array.from({ length: 5 }, () => openDatabase(url, { poolSize: 2 }));
     try {
-      const outcomes = await Promise.all(pools.map((pool) => migrateToLatest(pool.db)));
+      const outcomes = await whileNoSchemaIsDropped(() => Promise.all(pools.map((pool) => migrateToLatest(pool.db))));
       const applied = outcomes.flatMap(({ results = [] }) => results.map((result) => result.migrationName));
 
       expect(outcomes.every((outcome) => outcome.error === undefined)).toBe(true);
@@ -299,9 +307,11 @@ describe("migrations on PostgreSQL", () => {
   it("applies each migration exactly once when five processes run db:migrate at once", async () => {
     const { url, db } = await freshSchema({ migrate: false });
     const script = fileURLToPath(new URL("../../scripts/migrate.ts", import.meta.url));
-    const runs = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        promisify(execFile)(process.execPath, [script], { env: { ...process.env, DATABASE_URL: url } }),
+    const runs = await whileNoSchemaIsDropped(() =>
+      Promise.all(
+        Array.from({ length: 5 }, () =>
+          promisify(execFile)(process.execPath, [script], { env: { ...process.env, DATABASE_URL: url } }),
+        ),
       ),
     );
     const applied = runs.flatMap(({ stdout }) => [...stdout.matchAll(/^Success: (\S+)$/gm)].map((match) => match[1]!));

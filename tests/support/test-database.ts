@@ -65,11 +65,12 @@ async function adminQuery(text: string): Promise<void> {
 /**
  * Kysely's migrator lists the tables of every schema in the database, and PostgreSQL fails that query when another
  * schema is dropped meanwhile. Suites run in parallel processes, so a migration holds this advisory lock shared and
- * a drop holds it alone; each connection's end releases it.
+ * a drop holds it alone; each connection's end releases it. A test that migrates a schema itself holds it too: the
+ * query's pg_get_serial_sequence fails with "relation does not exist" (42P01) on a table dropped meanwhile.
  */
 const schemaDropLock = 7_326_411;
 
-function whileNoSchemaIsDropped<T>(work: () => Promise<T>): Promise<T> {
+export function whileNoSchemaIsDropped<T>(work: () => Promise<T>): Promise<T> {
   return onAdminConnection(async (client) => {
     await client.query("select pg_advisory_lock_shared($1)", [schemaDropLock]);
     return work();
