@@ -7,6 +7,7 @@ import * as apiTokens from "./migrations/0003-api-tokens.ts";
 import * as nameSearch from "./migrations/0004-name-search.ts";
 import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import * as publicationQueue from "./migrations/0006-publication-queue.ts";
+import * as industrySections from "./migrations/0012-industry-sections.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0004-name-search": nameSearch,
   "0005-name-skeletons": nameSkeletons,
   "0006-publication-queue": publicationQueue,
+  "0012-industry-sections": industrySections,
 };
 
 /**

@@ -56,6 +56,7 @@ const committedColumns: Record<string, string[]> = {
     "recommend_yes",
     "latest_has_oncall",
     "name_skeleton",
+    "industry_section",
   ],
   company_reviews: [
     "id",

@@ -78,6 +78,7 @@ export type CompanyProfile = {
   website: string;
   glassdoorUrl: string;
   industry: string;
+  industrySection: string | null;
   city: string;
   state: string;
   country: string;
@@ -99,6 +100,7 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
     website: row.website,
     glassdoorUrl: row.glassdoor_url,
     industry: row.industry,
+    industrySection: row.industry_section,
     city: row.city,
     state: row.state,
     country: row.country,
@@ -144,4 +146,30 @@ export async function companyReviews(
     items: items.map(companyReviewCard),
     next: rows.length > reviewsPageSize && last ? reviewCursor(last) : null,
   };
+}
+
+export type KnownCity = { city: string; state: string };
+
+/** How many known places a form suggests for a country. */
+export const knownCitiesLimit = 100;
+
+/**
+ * The cities (with their state or region) already known in a country, the most listed first: suggestions while a
+ * company's or manager's place is typed, so the same city is spelt the same way. Companies and managers both count.
+ */
+export async function knownCities(db: Kysely<Database>, country: string): Promise<KnownCity[]> {
+  const places = db
+    .selectFrom("companies")
+    .select(["city", "state"])
+    .where("country", "=", country)
+    .unionAll(db.selectFrom("managers").select(["city", "state"]).where("country", "=", country));
+  return db
+    .selectFrom(places.as("places"))
+    .select(["city", "state"])
+    .groupBy(["city", "state"])
+    .orderBy((eb) => eb.fn.countAll(), "desc")
+    .orderBy("city")
+    .orderBy("state")
+    .limit(knownCitiesLimit)
+    .execute();
 }

@@ -1,3 +1,4 @@
+import { industrySectionOf } from "#app/lib/industries.ts";
 import { createHmac } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
@@ -177,7 +178,13 @@ async function companyFor(trx: Trx, company: CompanyInput, day: string): Promise
   if (existing !== undefined) return existing;
   const row = await trx
     .insertInto("companies")
-    .values({ ...company, ...companyIdentity(company), created_on: day })
+    .values({
+      ...company,
+      ...companyIdentity(company),
+      // A review queued before the fixed list of industries carries the text typed then: no section.
+      industry_section: industrySectionOf(company.industry)?.code ?? null,
+      created_on: day,
+    })
     .returning("id")
     .executeTakeFirstOrThrow();
   return row.id;

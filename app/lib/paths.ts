@@ -49,7 +49,8 @@ export const paths = {
   company: (id: number, before?: string | null) => withQuery(`/company/${id}`, { before }),
   companyManagers: (companyId: number, after?: string | null) => withQuery("/managers", { company: companyId, after }),
   manager: (id: number, before?: string | null) => withQuery(`/manager-profile/${id}`, { before }),
-  addCompany: () => "/company/add",
+  /** `country` preselects the new company's country (the one chosen on the search page). */
+  addCompany: (country?: string) => withQuery("/company/add", { country }),
   reviewCompany: (companyId: number) => withQuery("/company/review", { company: companyId }),
   addManager: (companyId: number) => withQuery("/manager/add", { company: companyId }),
   addManagerAlone: () => "/manager/addAlone",
@@ -65,6 +66,7 @@ export const paths = {
   guidelines: () => "/guidelines",
   privacy: () => "/privacy",
   feedback: () => "/feedback",
+  apiKnownCities: (country: string) => `/api/v1/countries/${encodeURIComponent(country)}/cities`,
   apiSearch: (kind: SearchKind, country: string, q: string) =>
     withQuery(kind === "manager" ? "/api/v1/managers" : "/api/v1/companies", { country, q }),
 } as const;
