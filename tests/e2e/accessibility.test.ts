@@ -79,6 +79,36 @@ describe("accessibility", () => {
     }
   }
 
+  // The dark scheme follows the system: the same pages, with the system set to dark, keep AA contrast too.
+  it("has no axe violations on any page in the dark scheme at 390 px, signed out and signed in", async (t) => {
+    const found: string[] = [];
+    for (const [as, targets] of [
+      [visit, pages.map(({ path }) => path)],
+      [member, memberPages],
+    ] as const) {
+      await as.page.emulateMedia({ colorScheme: "dark" });
+      try {
+        for (const path of targets) {
+          const page = await open(path, 390, as);
+          assert.equal(
+            await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor),
+            "rgb(15, 22, 30)",
+            `${path} is not dark`,
+          );
+          const { violations } = await new AxeBuilder({ page }).analyze();
+          for (const v of violations) {
+            const line = `${path}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`;
+            t.diagnostic(line);
+            found.push(line);
+          }
+        }
+      } finally {
+        await as.page.emulateMedia({ colorScheme: "light" });
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+
   for (const width of [360, 1280]) {
     it(`never scrolls sideways at ${width} px wide`, async () => {
       const overflowing: string[] = [];

@@ -586,6 +586,26 @@ describe("search", () => {
 });
 
 describe("one name per action", () => {
+  it("shows a signed-out visitor the same working Add company link as a member, saying it asks to sign in first", async () => {
+    const style = (page: Page) =>
+      page
+        .getByRole("main")
+        .getByRole("link", { name: "Add company", exact: true })
+        .evaluate((link) => {
+          const { opacity, color, backgroundColor, borderTopColor, cursor, filter } = getComputedStyle(link);
+          return { opacity, color, backgroundColor, borderTopColor, cursor, filter, disabled: link.ariaDisabled };
+        });
+    const page = await newPerson({ viewport: laptop });
+    await open(page, paths.search());
+    const { page: member } = await newMember({ viewport: laptop });
+    await open(member, paths.search());
+    assert.deepEqual(await style(page), await style(member));
+    const link = page.getByRole("main").getByRole("link", { name: "Add company", exact: true });
+    assert.match((await link.getAttribute("aria-describedby")) ?? "", /add-hint/);
+    assert.match((await page.locator("#add-hint").textContent()) ?? "", new RegExp(`^${messages.signIn} first`));
+    await link.click();
+    await waitForPath(page, paths.signIn(paths.addCompany()));
+  });
   it("says Sign In on the header, the sign-in form and the landing page, and Sign out once signed in", async () => {
     const page = await newPerson({ viewport: laptop });
     await open(page, paths.landing());
