@@ -7,14 +7,16 @@ import { SiteFooter } from "./components/site-footer.tsx";
 import { SiteHeader } from "./components/site-header.tsx";
 import { paths } from "./lib/paths.ts";
 import { publicationSettings } from "./domain/publication.server.ts";
-import { PublicationNote } from "./components/publication-note.tsx";
+import { PublicationNote, ReviewKeyNote } from "./components/publication-note.tsx";
 import { contributionMessages, messages, publicationNote } from "./lib/messages.ts";
 import {
   accountContext,
   clearPublicationNoteCookie,
+  clearReviewKeyCookie,
   clearToastCookie,
   loadAccount,
   readPublicationNote,
+  readReviewKey,
   readToast,
   toastContext,
 } from "./http/session.server.ts";
@@ -30,6 +32,7 @@ export const middleware: Route.MiddlewareFunction[] = [
     const response = await next();
     if (toast) response.headers.append("Set-Cookie", clearToastCookie);
     if (readPublicationNote(request)) response.headers.append("Set-Cookie", clearPublicationNoteCookie);
+    if (readReviewKey(request)) response.headers.append("Set-Cookie", clearReviewKeyCookie);
     return response;
   },
 ];
@@ -41,6 +44,8 @@ export function loader({ context, request }: Route.LoaderArgs) {
     signedIn: context.get(accountContext) !== null,
     toast: context.get(toastContext),
     publicationNote: note ? publicationNote(note, publicationSettings()) : null,
+    /** The author's own one-time key, after their submission only: never cached (the request has cookies). */
+    reviewKey: readReviewKey(request),
   };
 }
 
@@ -72,6 +77,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Toast />
         <main id="main" tabIndex={-1}>
           <PublicationNote />
+          <ReviewKeyNote />
           {children}
         </main>
         <SiteFooter />

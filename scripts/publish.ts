@@ -7,6 +7,7 @@ import { contributionPublisher } from "#app/domain/contributions.server.ts";
 import { publicationSettings, publishQueued } from "#app/domain/publication.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
+import { announceChange } from "#server/shared-state.ts";
 
 const { values } = parseArgs({ options: { help: { type: "boolean", short: "h" } } });
 if (values.help) {
@@ -24,6 +25,8 @@ try {
     wait: true,
   });
   console.log(`Published ${result?.published ?? 0} reviews; ${result?.held ?? 0} held.`);
+  // The running servers' page caches let go of the pages this batch changed.
+  if (result && result.published > 0) await announceChange(handle, env().REDIS_URL);
 } finally {
   await handle.close();
 }

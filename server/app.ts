@@ -21,6 +21,7 @@ import { limitBodySize } from "./body-limit.ts";
 import { publicationSettings, sweepOrphanKeys } from "#app/domain/publication.server.ts";
 import { createPageCache } from "./page-cache.ts";
 import { startPublishing } from "./publisher.ts";
+import { startSharedState } from "./shared-state.ts";
 import { requireSameOrigin } from "./same-origin.ts";
 
 /** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
@@ -34,6 +35,7 @@ async function loadDemoDataIfWanted(): Promise<void> {
 }
 
 let publishing: { stop: () => Promise<void> } | undefined;
+let sharedState: { stop: () => Promise<void> } | undefined;
 
 /**
  * Opens the database, applies migrations and loads demo data when the database is new; destroys the queue keys a
@@ -44,6 +46,8 @@ export async function start(): Promise<void> {
   const secret = serverSecret();
   const handle = await startDatabase();
   startAuth(handle, secret);
+  const { DATABASE_URL, REDIS_URL } = env();
+  sharedState ??= await startSharedState({ handle, databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, logger });
   await loadDemoDataIfWanted();
   const settings = publicationSettings();
   await sweepOrphanKeys(handle.db, settings);
@@ -55,6 +59,8 @@ export async function stop(): Promise<void> {
   await backgroundSettled();
   await publishing?.stop();
   publishing = undefined;
+  await sharedState?.stop();
+  sharedState = undefined;
   stopAuth();
   await stopDatabase();
 }

@@ -1,7 +1,11 @@
-// Production entry: `npm start`. Runs the server bundle that `npm run build` wrote to build/server.
+// Production entry: `npm start`. Runs the server bundle that `npm run build` wrote to build/server, in this process
+// or, with WEB_CONCURRENCY above 1, in that many worker processes (server/cluster.ts).
+import cluster from "node:cluster";
 import type { RequestListener } from "node:http";
+import { engineOf } from "#app/db/connection.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
+import { runWorkers } from "./cluster.ts";
 import { listenWithGracefulShutdown } from "./listen.ts";
 
 type ServerBundle = {
@@ -10,8 +14,7 @@ type ServerBundle = {
   createProductionApp: () => Promise<RequestListener>;
 };
 
-try {
-  const config = env();
+async function serve(config: ReturnType<typeof env>) {
   const bundle = (await import(new URL("../build/server/index.js", import.meta.url).href)) as ServerBundle;
   await bundle.start();
   listenWithGracefulShutdown({
@@ -22,6 +25,20 @@ try {
     logger,
     onClose: bundle.stop,
   });
+}
+
+try {
+  const config = env();
+  if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+    if (engineOf(config.DATABASE_URL) === "sqlite") {
+      throw new Error(
+        `WEB_CONCURRENCY=${config.WEB_CONCURRENCY} needs PostgreSQL: the embedded SQLite database is served by one process. Set WEB_CONCURRENCY=1, or DATABASE_URL to a postgres:// URL (docs/deploy.md).`,
+      );
+    }
+    runWorkers({ count: config.WEB_CONCURRENCY, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+  } else {
+    await serve(config);
+  }
 } catch (error) {
   logger.fatal({ err: error }, "could not start");
   process.exit(1);

@@ -1,13 +1,13 @@
 import type { NextFunction, Request, Response } from "express";
 import { LRUCache } from "lru-cache";
-import { dataVersion } from "#app/lib/data-version.server.ts";
+import { cacheUsable, dataVersion } from "#app/lib/data-version.server.ts";
 import { consumeApi, RateLimitedError } from "#app/lib/rate-limit.server.ts";
 
 /**
  * Rendered public pages and API reads for visitors without cookies or credentials, kept in memory so the next
  * visitor gets them without a render or a query (docs/architecture.md, the page cache). A page is kept only while no contribution
- * has been committed since its request began (app/lib/data-version.server.ts), and at most `ttlMs`, so writes
- * made by another process show within that time. A cached page gets the current request's CSP nonce.
+ * has been committed since its request began (app/lib/data-version.server.ts), here or in another process (the change
+ * channel tells every process within a second), and at most `ttlMs`. A cached page gets the current request's CSP nonce.
  */
 
 type Entry = {
@@ -154,7 +154,7 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
       // React Router's data requests (.data) and the like never match the patterns above.
       const key = req.originalUrl;
       const entry = entries.get(key);
-      if (entry && entry.version === dataVersion()) {
+      if (entry && entry.version === dataVersion() && cacheUsable()) {
         serveHit(req, res, entry, req.path.startsWith("/api/")).then(
           (served) => {
             if (!served) next();

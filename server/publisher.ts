@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "#app/db/schema.ts";
 import { contributionPublisher } from "#app/domain/contributions.server.ts";
+import { isDue } from "#app/domain/jobs.server.ts";
 import { type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
 
 /** A wait drawn uniformly from [0.5, 1.5] × the interval, so runs keep no fixed rhythm to line submissions up with. */
@@ -10,9 +11,16 @@ export function jitteredWaitMs(intervalSeconds: number): number {
   return Math.round(intervalSeconds * 1000 * (0.5 + randomInt(1_000_001) / 1_000_000));
 }
 
+/** How often each process looks whether the publication is due: at most every 5 s, more often for short intervals. */
+export function pollMs(intervalSeconds: number): number {
+  return Math.max(10, Math.min(5_000, Math.round((intervalSeconds * 1000) / 4)));
+}
+
 /**
- * Publishes queued reviews on a jittered schedule until stopped. A run that finds another process publishing
- * (PostgreSQL) skips its turn; a failed run is logged and the next one tries again. `stop` waits for a run under way.
+ * Publishes queued reviews on a jittered schedule until stopped. The schedule is shared by every process on the
+ * database (app/domain/jobs.server.ts): each looks every few seconds whether a turn is due, and one of them takes it
+ * and plans the next, so several processes or machines publish as often as one would. A failed or interrupted run
+ * leaves its turn to the next look. `stop` waits for a run under way.
  */
 export function startPublishing(options: {
   db: Kysely<Database>;
@@ -27,7 +35,12 @@ export function startPublishing(options: {
 
   async function run() {
     try {
-      const result = await publishQueued(db, contributionPublisher(secret), { settings });
+      const nextInMs = jitteredWaitMs(settings.intervalSeconds);
+      if (!(await isDue(db, "publication", nextInMs))) return;
+      const result = await publishQueued(db, contributionPublisher(secret), {
+        settings,
+        turn: { job: "publication", nextInMs },
+      });
       if (result) logger.info({ published: result.published, held: result.held }, "publication");
     } catch (error) {
       logger.error({ err: error }, "publication failed; the queue is kept for the next run");
@@ -41,7 +54,7 @@ export function startPublishing(options: {
         running = undefined;
         schedule();
       });
-    }, jitteredWaitMs(settings.intervalSeconds));
+    }, pollMs(settings.intervalSeconds));
   }
 
   schedule();

@@ -58,3 +58,31 @@ export function Field({ label, name, type = "text", error, invalid, hint, ...inp
     </div>
   );
 }
+
+type TextAreaFieldProps = {
+  label: string;
+  name: string;
+  error?: string | undefined;
+} & Omit<React.TextareaHTMLAttributes<HTMLTextAreaElement>, "name">;
+
+/** A labelled text area whose error is tied to it for assistive technology. */
+export function TextAreaField({ label, name, error, ...textarea }: TextAreaFieldProps) {
+  const id = useId();
+  return (
+    <div className={error ? "field invalid" : "field"}>
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        name={name}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        {...textarea}
+      />
+      {error ? (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

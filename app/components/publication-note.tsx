@@ -12,3 +12,23 @@ export function PublicationNote() {
     </p>
   );
 }
+
+/** After a submission: the review's one-time key, shown this once (it is stored only as a hash). */
+export function ReviewKeyNote() {
+  const key = useRouteLoaderData<typeof loader>("root")?.reviewKey ?? null;
+  if (!key) return null;
+  return (
+    <section className="review-key-note" aria-labelledby="review-key-title">
+      <h2 id="review-key-title">Your review key</h2>
+      <p>
+        <code className="review-key">{key}</code>
+      </p>
+      <p>
+        Keep it somewhere safe: it is shown only this once, and we keep no copy we could show again. With it you can
+        appeal if your review is removed, or withdraw the review, on the{" "}
+        <Link to={paths.reviewKey()}>review key page</Link>, without signing in. Whoever holds the key can do the same,
+        and it shows that you wrote the review: if that worries you, do not keep it.
+      </p>
+    </section>
+  );
+}

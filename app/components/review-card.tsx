@@ -1,6 +1,23 @@
-import type { CompanyReviewCard, ManagerReviewCard } from "#app/domain/reviews.server.ts";
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import type {
+  CompanyReviewItem,
+  ManagerReviewItem,
+  Page,
+  RemovedReview,
+  ReviewCard,
+} from "#app/domain/public-shapes.server.ts";
 import { formatMonth } from "#app/lib/format.ts";
-import { companyCriteriaGroups, managerCriteriaGroups, managerYesNo, yesNoFlags } from "#app/lib/ratings.ts";
+import { paths } from "#app/lib/paths.ts";
+import {
+  type CompanyCriterion,
+  type ManagerCriterion,
+  type ManagerYesNo,
+  companyCriteriaGroups,
+  managerCriteriaGroups,
+  managerYesNo,
+  yesNoFlags,
+} from "#app/lib/ratings.ts";
 import { ReviewBars } from "./rating-bars.tsx";
 import { RatingFace } from "./rating-face.tsx";
 
@@ -38,51 +55,107 @@ function Tags({ tags }: { tags: string[] }) {
   );
 }
 
-function CardFrame({ month, score, children }: { month: string; score: number; children: React.ReactNode }) {
+/**
+ * One review of either subject: its face, sentiment and month, tags, text, the answers to `flags` (the yes/no
+ * questions this subject shows on a card) and every rating by group.
+ */
+function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends string>({
+  review,
+  groups,
+  flags = [],
+}: {
+  review: ReviewCard<C, Y>;
+  groups: ReadonlyArray<{ title: string; criteria: readonly C[] }>;
+  flags?: readonly (Y & ManagerYesNo)[];
+}) {
   return (
     <article className="card review-card">
       <header className="review-head">
-        <RatingFace score={score} />
-        <SentimentSlider score={score} />
+        <RatingFace score={review.score} />
+        <SentimentSlider score={review.score} />
         <p className="review-date">
           <span className="visually-hidden">Posted in </span>
-          {formatMonth(month)}
+          {formatMonth(review.month)}
         </p>
       </header>
-      {children}
+      <Tags tags={review.tags} />
+      <p className="review-text">{review.text}</p>
+      {flags.length > 0 && (
+        <ul className="flags" aria-label="Yes or no answers">
+          {flags.map((question) => (
+            <li key={question} className={review.answers[question] ? "flag yes" : "flag no"}>
+              {yesNoFlags[question]}: {review.answers[question] ? "Yes" : "No"}
+            </li>
+          ))}
+        </ul>
+      )}
+      <details className="review-ratings">
+        <summary>All ratings</summary>
+        <ReviewBars groups={groups} ratings={review.ratings} />
+      </details>
+      <footer className="review-foot">
+        <Link className="report-link" to={paths.reportReview(review.id)} rel="nofollow">
+          Report<span className="visually-hidden"> this review</span>
+        </Link>
+      </footer>
     </article>
   );
 }
 
-export function CompanyReview({ review }: { review: CompanyReviewCard }) {
+/** What a review removed by a moderator leaves in its place, linking to the decision in the public log. */
+function RemovedMarker({ review }: { review: RemovedReview }) {
   return (
-    <CardFrame month={review.month} score={review.score}>
-      <Tags tags={review.tags} />
-      <p className="review-text">{review.text}</p>
-      <details className="review-ratings">
-        <summary>All ratings</summary>
-        <ReviewBars groups={companyCriteriaGroups} ratings={review.ratings} />
-      </details>
-    </CardFrame>
+    <article className="card review-card removed-review">
+      <p>
+        <Link to={`${paths.moderationLog()}#decision-${review.removed.decision}`}>{review.removed.marker}</Link>
+      </p>
+    </article>
   );
 }
 
-export function ManagerReview({ review }: { review: ManagerReviewCard }) {
+export function CompanyReview({ review }: { review: CompanyReviewItem }) {
+  if ("removed" in review) return <RemovedMarker review={review} />;
+  return <SubjectReview review={review} groups={companyCriteriaGroups} />;
+}
+
+export function ManagerReview({ review }: { review: ManagerReviewItem }) {
+  if ("removed" in review) return <RemovedMarker review={review} />;
+  return <SubjectReview review={review} groups={managerCriteriaGroups} flags={managerYesNo} />;
+}
+
+/**
+ * A subject's page of reviews, newest first: `empty` when there are none, and a link to the older ones (the page's
+ * own address with the cursor) when more follow.
+ */
+export function ReviewList<R extends { id: string }>({
+  reviews,
+  card: Card,
+  empty,
+  olderHref,
+}: {
+  reviews: Page<R>;
+  card: (props: { review: R }) => ReactNode;
+  empty: ReactNode;
+  olderHref: (before: string) => string;
+}) {
   return (
-    <CardFrame month={review.month} score={review.score}>
-      <Tags tags={review.tags} />
-      <p className="review-text">{review.text}</p>
-      <ul className="flags" aria-label="Yes or no answers">
-        {managerYesNo.map((question) => (
-          <li key={question} className={review.answers[question] ? "flag yes" : "flag no"}>
-            {yesNoFlags[question]}: {review.answers[question] ? "Yes" : "No"}
-          </li>
-        ))}
-      </ul>
-      <details className="review-ratings">
-        <summary>All ratings</summary>
-        <ReviewBars groups={managerCriteriaGroups} ratings={review.ratings} />
-      </details>
-    </CardFrame>
+    <>
+      {reviews.items.length === 0 ? (
+        empty
+      ) : (
+        <ol className="review-list">
+          {reviews.items.map((review) => (
+            <li key={review.id}>
+              <Card review={review} />
+            </li>
+          ))}
+        </ol>
+      )}
+      {reviews.next ? (
+        <Link className="more-link" to={olderHref(reviews.next)}>
+          Older reviews
+        </Link>
+      ) : null}
+    </>
   );
 }

@@ -17,6 +17,12 @@ export function SiteFooter() {
           <Link to={paths.guidelines()}>Guidelines</Link>
         </li>
         <li>
+          <Link to={paths.moderationLog()}>Moderation log</Link>
+        </li>
+        <li>
+          <Link to={paths.transparency()}>Transparency</Link>
+        </li>
+        <li>
           <Link to={paths.privacy()}>Privacy</Link>
         </li>
       </ul>

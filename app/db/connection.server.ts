@@ -9,7 +9,13 @@ export type Engine = "sqlite" | "postgres";
 
 export type DatabaseHandle = {
   db: Kysely<Database>;
+  /** Where reads that may lag a little go: a streaming replica when DATABASE_READ_URL is set, else `db` itself. */
+  read: Kysely<Database>;
+  /** True when `read` is a replica. */
+  replica: boolean;
   engine: Engine;
+  /** PostgreSQL's connection pool (for the rate-limit store), undefined on SQLite. */
+  pool?: pg.Pool;
   close: () => Promise<void>;
 };
 
@@ -21,18 +27,40 @@ export function engineOf(url: string): Engine {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
 
 /** Opens the embedded SQLite file (WAL, foreign keys on) or a PostgreSQL pool, by the shape of the URL. */
-export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
+function postgresPool(url: string, poolSize: number): pg.Pool {
+  // A request waits at most 5 s for a connection; then it is answered 503 (unavailable.server.ts), not left hanging.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // A client that loses its server (pg_terminate_backend, a restart) must not crash the process: the pool reports
+  // idle clients' errors, and a checked-out client between two queries emits its own. Its next query then fails
+  // (answered 503, see unavailable.server.ts), the pool drops it and the next request gets a fresh connection.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
+  return pool;
+}
+
+export function openDatabase(
+  url: string,
+  options: { poolSize?: number; readUrl?: string | undefined } = {},
+): DatabaseHandle {
   if (engineOf(url) === "postgres") {
-    // A request waits at most 5 s for a connection; then it is answered 503 (unavailable.server.ts), not left hanging.
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
-    // A client that loses its server (pg_terminate_backend, a restart) must not crash the process: the pool reports
-    // idle clients' errors, and a checked-out client between two queries emits its own. Its next query then fails
-    // (answered 503, see unavailable.server.ts), the pool drops it and the next request gets a fresh connection.
-    pool.on("error", () => {});
-    pool.on("connect", (client) => client.on("error", () => {}));
+    const pool = postgresPool(url, options.poolSize ?? 10);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: "postgres", close: () => db.destroy() };
+    if (!options.readUrl) return { db, read: db, replica: false, engine: "postgres", pool, close: () => db.destroy() };
+    const read = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: postgresPool(options.readUrl, options.poolSize ?? 10) }),
+    });
+    return {
+      db,
+      read,
+      replica: true,
+      engine: "postgres",
+      pool,
+      close: async () => {
+        await Promise.all([db.destroy(), read.destroy()]);
+      },
+    };
   }
+  if (options.readUrl) throw new Error("DATABASE_READ_URL needs DATABASE_URL to be PostgreSQL.");
 
   const file = url.replace(/^file:/, "");
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -48,7 +76,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   // spread over gigabytes, and every miss is a read from the operating system.
   sqlite.pragma("cache_size = -65536");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, engine: "sqlite", close: () => db.destroy() };
+  return { db, read: db, replica: false, engine: "sqlite", close: () => db.destroy() };
 }
 
 /**

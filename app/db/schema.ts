@@ -131,6 +131,68 @@ export type UsersTable = {
   twoFactorEnabled: boolean | number | null;
 };
 
+/** When each scheduled job is next due (ms since the epoch); migration 0013. */
+export type ScheduledJobsTable = {
+  name: string;
+  next_run_ms: number;
+};
+
+/** An account granted a moderation role from the command line; shown by its pseudonym only. */
+export type ModeratorsTable = {
+  user_id: string;
+  role: "moderator" | "admin";
+  pseudonym: string;
+};
+
+/** A reader's report of a review: never who wrote the review; the contact address is erased once notified. */
+export type ReviewReportsTable = {
+  id: Generated<number>;
+  review_id: string;
+  reason: string;
+  explanation: string;
+  contact_email: string | null;
+  /** YYYY-MM-DD. */
+  received_on: string;
+  /** The decision that closed it; null while open. */
+  decision_id: number | null;
+};
+
+/** Append-only: every moderation decision, by pseudonym, with its reason and statement. */
+export type ModerationDecisionsTable = {
+  id: Generated<number>;
+  review_id: string;
+  subject: "company" | "manager";
+  subject_id: number;
+  action: "keep" | "remove" | "restore";
+  reason: string | null;
+  statement: string;
+  moderator: string;
+  /** YYYY-MM-DD. */
+  decided_on: string;
+};
+
+/** The reviews removed now: what the decisions add up to, kept in each decision's transaction. */
+export type RemovedReviewsTable = {
+  review_id: string;
+  decision_id: number;
+};
+
+/** SHA-256 of a review's one-time key: lets its holder appeal or withdraw it. Never an account. */
+export type ReviewKeysTable = {
+  key_hash: string;
+  review_id: string;
+};
+
+/** An author's appeal against a removal, made with the review key. */
+export type ReviewAppealsTable = {
+  id: Generated<number>;
+  review_id: string;
+  statement: string;
+  /** YYYY-MM-DD. */
+  received_on: string;
+  decision_id: number | null;
+};
+
 export type Database = {
   companies: CompaniesTable;
   company_reviews: CompanyReviewsTable;
@@ -141,9 +203,16 @@ export type Database = {
   pending_reviews: PendingReviewsTable;
   pending_receipts: PendingReceiptsTable;
   queue_state: QueueStateTable;
+  scheduled_jobs: ScheduledJobsTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;
   users: UsersTable;
+  moderators: ModeratorsTable;
+  review_reports: ReviewReportsTable;
+  moderation_decisions: ModerationDecisionsTable;
+  removed_reviews: RemovedReviewsTable;
+  review_keys: ReviewKeysTable;
+  review_appeals: ReviewAppealsTable;
 };
 
 export type Company = Selectable<CompaniesTable>;

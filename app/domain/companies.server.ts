@@ -1,35 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
-import { countryName } from "#app/lib/countries.server.ts";
-import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
-import { fold } from "#app/lib/fold.ts";
-import { type CompanyCriterion, companyCriteria } from "#app/lib/ratings.ts";
-import { searchByName } from "./name-search.server.ts";
-import {
-  type CompanyReviewCard,
-  type Page,
-  averagesFromSums,
-  companyReviewCard,
-  decodeReviewCursor,
-  reviewCursor,
-  reviewsPageSize,
-  scoreFromSums,
-} from "./reviews.server.ts";
-import { maxId } from "#app/lib/params.ts";
-
-export const searchPageSize = 20;
-
-/** Keyset position of a list by name: (folded_name, id) of the last row shown; undefined reads as "first page". */
-export function decodeNameCursor(cursor: string | null | undefined): [string, number] | undefined {
-  const key = decodeCursor(cursor);
-  if (key?.length !== 2) return undefined;
-  const [name, id] = key;
-  // PostgreSQL refuses NaN, fractions and numbers past its integer range, which would turn a bad link into a 500.
-  if (typeof name !== "string" || !Number.isInteger(id) || Number(id) < 0 || Number(id) > maxId) {
-    return undefined;
-  }
-  return [name, Number(id)];
-}
+import type { CompanyProfile, CompanyReviewItem, CompanySearchResult, Page } from "./public-shapes.server.ts";
+import { subjectReviews } from "./reviews.server.ts";
+import { companySubject, namePage, searchSubjects, subjectSummary } from "./subjects.server.ts";
 
 type CompanySearchRow = {
   id: number;
@@ -41,55 +14,23 @@ type CompanySearchRow = {
 };
 const companySearchColumns = ["id", "name", "city", "review_count", "folded_name", "is_demo"] as const;
 
-export type CompanySearchResult = { id: number; name: string; city: string; reviewCount: number; isDemo: boolean };
-
 /**
  * Companies of one country whose folded name contains the folded term, by name, keyset-paginated.
  */
-export async function searchCompanies(
+export function searchCompanies(
   db: Kysely<Database>,
   query: { country: string; term: string; after?: string | null },
 ): Promise<Page<CompanySearchResult>> {
-  const term = fold(query.term);
-  if (!term) return { items: [], next: null };
-  const rows = await searchByName<CompanySearchRow>(db, "companies", companySearchColumns, {
-    country: query.country,
-    term,
-    after: decodeNameCursor(query.after),
-    limit: searchPageSize + 1,
-  });
-  const items = rows.slice(0, searchPageSize);
-  const last = items.at(-1);
-  return {
-    items: items.map((row) => ({
+  return searchSubjects(db, companySubject, companySearchColumns, query, (rows: CompanySearchRow[]) =>
+    namePage(rows, (row) => ({
       id: row.id,
       name: row.name,
       city: row.city,
       reviewCount: row.review_count,
       isDemo: row.is_demo === 1,
     })),
-    next: rows.length > searchPageSize && last ? encodeCursor([last.folded_name, last.id]) : null,
-  };
+  );
 }
-
-export type CompanyProfile = {
-  id: number;
-  name: string;
-  website: string;
-  glassdoorUrl: string;
-  industry: string;
-  industrySection: string | null;
-  city: string;
-  state: string;
-  country: string;
-  countryName: string;
-  recentLayoffs: string | null;
-  hasOncall: boolean;
-  reviewCount: number;
-  averages: Record<CompanyCriterion, number | null>;
-  score: number;
-  isDemo: boolean;
-};
 
 export async function findCompany(db: Kysely<Database>, id: number): Promise<CompanyProfile | undefined> {
   const row = await db.selectFrom("companies").selectAll().where("id", "=", id).executeTakeFirst();
@@ -104,48 +45,19 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
     city: row.city,
     state: row.state,
     country: row.country,
-    countryName: countryName(row.country),
     recentLayoffs: row.recent_layoffs,
     hasOncall: row.latest_has_oncall === 1,
-    reviewCount: row.review_count,
-    averages: averagesFromSums(row, companyCriteria, row.review_count),
-    score: scoreFromSums(row, companyCriteria, row.review_count),
-    isDemo: row.is_demo === 1,
+    ...subjectSummary(row, companySubject, row.review_count),
   };
 }
 
 /** A company's reviews, newest first, keyset-paginated by (created_on, id). */
-export async function companyReviews(
+export function companyReviews(
   db: Kysely<Database>,
   companyId: number,
   before?: string | null,
-): Promise<Page<CompanyReviewCard>> {
-  const afterId = decodeReviewCursor(before);
-  const position = afterId
-    ? await db
-        .selectFrom("company_reviews")
-        .select(["created_on", "id"])
-        .where("id", "=", afterId)
-        .where("company_id", "=", companyId)
-        .executeTakeFirst()
-    : undefined;
-  let select = db
-    .selectFrom("company_reviews")
-    .selectAll()
-    .where("company_id", "=", companyId)
-    .orderBy("created_on", "desc")
-    .orderBy("id", "desc")
-    .limit(reviewsPageSize + 1);
-  if (position) {
-    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position.created_on, position.id)));
-  }
-  const rows = await select.execute();
-  const items = rows.slice(0, reviewsPageSize);
-  const last = items.at(-1);
-  return {
-    items: items.map(companyReviewCard),
-    next: rows.length > reviewsPageSize && last ? reviewCursor(last) : null,
-  };
+): Promise<Page<CompanyReviewItem>> {
+  return subjectReviews(db, companySubject, companyId, before);
 }
 
 export type KnownCity = { city: string; state: string };

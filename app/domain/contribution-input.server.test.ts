@@ -108,6 +108,16 @@ describe.each(reviewForms)("the $kind review schema", ({ schema, form, criteria,
     expect(guidelineMessages.phone).toMatch(/no personal information/);
     expect(text("I worked there 2019-2023 and liked it")).toEqual([]);
   });
+
+  it("refuses profanity, also when spelled around a filter, but not words that merely contain one", () => {
+    const text = (value: string) => problems(schema, form({ review_text: value }), "review_text");
+    expect(text("The manager is a complete asshole to everyone")).toEqual([guidelineMessages.profanity]);
+    expect(text("Honestly a fuuuucking mess every single sprint")).toEqual([guidelineMessages.profanity]);
+    expect(text("Total sh1t culture, avoid")).toEqual([guidelineMessages.profanity]);
+    expect(guidelineMessages.profanity).toMatch(/no profanity/);
+    expect(text("Our office in Scunthorpe had a great canteen")).toEqual([]);
+    expect(text("We assessed class assignments and passed the audit")).toEqual([]);
+  });
 });
 
 describe("the company review's layoffs date", () => {

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { isCountryCode } from "#app/lib/countries.server.ts";
 import { industrySectionOf, industrySections } from "#app/lib/industries.ts";
-import { guidelineViolation } from "#app/lib/guidelines.ts";
+import { guidelineMessages, guidelineViolation } from "#app/lib/guidelines.ts";
+import { hasProfanity } from "#app/lib/profanity.server.ts";
 import { contributionMessages as m } from "#app/lib/messages.ts";
 import { cleanName } from "#app/lib/names.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
@@ -35,7 +36,7 @@ const reviewText = z
   .superRefine((text, context) => {
     // An over-long text is refused already; checking it word by word would only cost time.
     if (text.length > reviewTextLength.max) return;
-    const violation = guidelineViolation(text);
+    const violation = guidelineViolation(text) ?? (hasProfanity(text) ? guidelineMessages.profanity : undefined);
     if (violation) context.addIssue({ code: "custom", message: violation });
   });
 

@@ -1,5 +1,5 @@
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { industrySectionOf } from "#app/lib/industries.ts";
-import { createHmac } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import { fold } from "#app/lib/fold.ts";
@@ -99,7 +99,18 @@ type Trx = Transaction<Database>;
 // ---------------------------------------------------------------------------------------------------------------
 // Publication: the writes a batch makes (publication.server.ts calls them inside its one transaction).
 
-async function insertCompanyReview(trx: Trx, companyId: number, review: CompanyReviewInput, day: string) {
+/** The hash of a review's one-time key, written beside the review it opens (docs/moderation.md). */
+async function insertReviewKey(trx: Trx, reviewId: string, keyHash: string | undefined): Promise<void> {
+  if (keyHash) await trx.insertInto("review_keys").values({ key_hash: keyHash, review_id: reviewId }).execute();
+}
+
+async function insertCompanyReview(
+  trx: Trx,
+  companyId: number,
+  review: CompanyReviewInput,
+  day: string,
+  keyHash: string | undefined,
+) {
   const { tags, recent_layoffs: layoffs, ...values } = review;
   // The aggregates first: updating no row means there is no such company, and nothing is written.
   const updated = await trx
@@ -125,13 +136,21 @@ async function insertCompanyReview(trx: Trx, companyId: number, review: CompanyR
     .where("id", "=", companyId)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("company-not-found");
+  const id = newReviewId();
   await trx
     .insertInto("company_reviews")
-    .values({ ...values, id: newReviewId(), company_id: companyId, tags: JSON.stringify(tags), created_on: day })
+    .values({ ...values, id, company_id: companyId, tags: JSON.stringify(tags), created_on: day })
     .execute();
+  await insertReviewKey(trx, id, keyHash);
 }
 
-async function insertManagerReview(trx: Trx, managerId: number, review: ManagerReviewInput, day: string) {
+async function insertManagerReview(
+  trx: Trx,
+  managerId: number,
+  review: ManagerReviewInput,
+  day: string,
+  keyHash: string | undefined,
+) {
   const { tags, ...values } = review;
   const updated = await trx
     .updateTable("managers")
@@ -143,10 +162,12 @@ async function insertManagerReview(trx: Trx, managerId: number, review: ManagerR
     .where("id", "=", managerId)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("manager-not-found");
+  const id = newReviewId();
   await trx
     .insertInto("manager_reviews")
-    .values({ ...values, id: newReviewId(), manager_id: managerId, tags: JSON.stringify(tags), created_on: day })
+    .values({ ...values, id, manager_id: managerId, tags: JSON.stringify(tags), created_on: day })
     .execute();
+  await insertReviewKey(trx, id, keyHash);
 }
 
 /**
@@ -255,8 +276,21 @@ export function contributionPublisher(secret: string): Publisher {
 // ---------------------------------------------------------------------------------------------------------------
 // Submission: every review waits in the queue; nothing public is written here.
 
-/** What a submission became: published at once (PUBLISH_INTERVAL=0, with its subject's id), or queued. */
-export type Submission = { published: true; id: number } | { published: false };
+/**
+ * What a submission became: published at once (PUBLISH_INTERVAL=0, with its subject's id), or queued; and the
+ * review's one-time key, to be shown to its author once and never stored (only its hash, at publication).
+ */
+export type Submission = ({ published: true; id: number } | { published: false }) & { reviewKey: string };
+
+/** A review's one-time key: 128 random bits, and the SHA-256 that is stored in its place. */
+export function newReviewKey(): { key: string; hash: string } {
+  const key = randomBytes(16).toString("base64url");
+  return { key, hash: reviewKeyHash(key) };
+}
+
+export function reviewKeyHash(key: string): string {
+  return createHash("sha256").update(key.trim(), "utf8").digest("base64url");
+}
 
 const pendingRuns = new Map<Kysely<Database>, Promise<PublicationResult | undefined>>();
 /** Queued rows whose submitters wait for their publication (PUBLISH_INTERVAL=0), and what they became. */
@@ -295,9 +329,11 @@ async function submit(
   receipt?: string,
 ): Promise<Submission> {
   const atOnce = settings.intervalSeconds === 0;
+  const key = newReviewKey();
+  const sealed: QueuedReview = { ...payload, keyHash: key.hash };
   let id: string | undefined;
   try {
-    await enqueueReview(db, settings, payload, check, {
+    await enqueueReview(db, settings, sealed, check, {
       receipt,
       onId: (queued) => {
         id = queued;
@@ -309,11 +345,13 @@ async function submit(
     if (error instanceof AlreadyQueuedError) throw new ContributionError("already-reviewed");
     throw error;
   }
-  if (!atOnce || !id) return { published: false };
+  if (!atOnce || !id) return { published: false, reviewKey: key.key };
   try {
     await publishSoon(db, author.secret, settings);
     const subject = awaiting.get(id);
-    return subject === undefined ? { published: false } : { published: true, id: subject };
+    return subject === undefined
+      ? { published: false, reviewKey: key.key }
+      : { published: true, id: subject, reviewKey: key.key };
   } catch (error) {
     // Publishing at once failed with this row in the batch: take it back, so the failure leaves nothing behind
     // and no row that cannot be published blocks the queue.

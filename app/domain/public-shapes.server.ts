@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type ReportReason, reportReasonCodes } from "#app/lib/moderation.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 
 /**
@@ -6,8 +7,13 @@ import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#a
  * tests hold every response to them. Nothing here identifies an author: no user ids, no e-mail, months not days.
  */
 
+/**
+ * An object with exactly these keys, each holding `value`. Typed as a plain record: zod's own type for a shape with
+ * generic keys does not reduce, and the card types below are generic over their keys.
+ */
 function record<K extends string, V extends z.ZodType>(keys: readonly K[], value: V) {
-  return z.object(Object.fromEntries(keys.map((key) => [key, value])) as Record<K, V>).strict();
+  const shape = Object.fromEntries(keys.map((key) => [key, value])) as Record<K, V>;
+  return z.object(shape).strict() as unknown as z.ZodType<Record<K, z.output<V>>, Record<K, z.input<V>>>;
 }
 
 const month = z
@@ -18,6 +24,8 @@ const nextCursor = z
   .string()
   .nullable()
   .describe("Pass as `after` (or `before` for reviews) for the next page; null on the last page.");
+
+const score = z.number().int().min(0).max(5);
 
 export const countrySchema = z.object({ code: z.string().length(2), name: z.string() }).strict();
 
@@ -54,6 +62,18 @@ export const managerCardSchema = z
   })
   .strict();
 
+/** Where a subject is, and what its profile shows of its stored aggregates (the same fields for both subjects). */
+const placeShape = { city: z.string(), state: z.string(), country: z.string().length(2) };
+export function subjectSummarySchema<C extends string>(criteria: readonly C[]) {
+  return z.object({
+    countryName: z.string(),
+    reviewCount: z.number().int(),
+    averages: record(criteria, z.number().nullable()),
+    score,
+    isDemo: z.boolean(),
+  });
+}
+
 export const companyProfileSchema = z
   .object({
     id: z.number().int(),
@@ -63,16 +83,10 @@ export const companyProfileSchema = z
     industry: z.string(),
     /** The ISIC section's letter; null for an industry typed before the fixed list that names none. */
     industrySection: z.string().length(1).nullable(),
-    city: z.string(),
-    state: z.string(),
-    country: z.string().length(2),
-    countryName: z.string(),
+    ...placeShape,
     recentLayoffs: z.string().nullable(),
     hasOncall: z.boolean(),
-    reviewCount: z.number().int(),
-    averages: record(companyCriteria, z.number().nullable()),
-    score: z.number().int().min(0).max(5),
-    isDemo: z.boolean(),
+    ...subjectSummarySchema(companyCriteria).shape,
   })
   .strict();
 
@@ -83,47 +97,149 @@ export const managerProfileSchema = z
     lastName: z.string(),
     title: z.string(),
     department: z.string().nullable(),
-    city: z.string(),
-    state: z.string(),
-    country: z.string().length(2),
-    countryName: z.string(),
+    ...placeShape,
     linkedinUrl: z.string(),
     companies: z.array(companyRefSchema),
-    reviewCount: z.number().int(),
-    averages: record(managerCriteria, z.number().nullable()),
     yesCounts: record(managerYesNo, z.number().int()),
-    score: z.number().int().min(0).max(5),
-    isDemo: z.boolean(),
+    ...subjectSummarySchema(managerCriteria).shape,
   })
   .strict();
 
-export const companyReviewCardSchema = z
+/** A review card of either subject: its ratings and answers are keyed by the subject's criteria and questions. */
+export function reviewCardSchema<C extends string, Y extends string>(criteria: readonly C[], yesNo: readonly Y[]) {
+  return z
+    .object({
+      id: z.string(),
+      month,
+      ratings: record(criteria, z.number().int().min(1).max(5)),
+      answers: record(yesNo, z.boolean()),
+      tags: z.array(z.string()),
+      text: z.string(),
+      score,
+    })
+    .strict();
+}
+
+export const companyReviewCardSchema = reviewCardSchema(companyCriteria, companyYesNo);
+export const managerReviewCardSchema = reviewCardSchema(managerCriteria, managerYesNo);
+
+/** What a removed review leaves in its place in a list: its month and the decision, never its text or ratings. */
+export const removedReviewSchema = z
   .object({
     id: z.string(),
     month,
-    ratings: record(companyCriteria, z.number().int().min(1).max(5)),
-    answers: record(companyYesNo, z.boolean()),
-    tags: z.array(z.string()),
-    text: z.string(),
-    score: z.number().int().min(0).max(5),
+    removed: z
+      .object({
+        decision: z.number().int().describe("The decision's number in the public moderation log (/moderation)."),
+        month: z
+          .string()
+          .regex(/^\d{4}-\d{2}$/)
+          .describe("Year and month of the decision (YYYY-MM)."),
+        reason: z.enum(reportReasonCodes as [ReportReason, ...ReportReason[]]),
+        marker: z.string().describe('What the page shows, e.g. "Removed in November 2026 — spam — decision 12".'),
+      })
+      .strict(),
+  })
+  .strict()
+  .describe("A review removed by a moderator. It keeps its place in the list; its text and ratings are not shown.");
+
+export const companyReviewItemSchema = z.union([companyReviewCardSchema, removedReviewSchema]);
+export const managerReviewItemSchema = z.union([managerReviewCardSchema, removedReviewSchema]);
+
+const reportReason = z.enum(reportReasonCodes as [ReportReason, ...ReportReason[]]);
+const moderationAction = z.enum(["keep", "remove", "restore"]);
+
+/** One decision of the public moderation log: never the removed text, never a moderator's e-mail. */
+export const moderationLogEntrySchema = z
+  .object({
+    decision: z.number().int(),
+    month: z
+      .string()
+      .regex(/^\d{4}-\d{2}$/)
+      .describe("Year and month of the decision (YYYY-MM)."),
+    action: moderationAction,
+    reason: reportReason.nullable(),
+    statement: z.string().describe("The statement of reasons"),
+    moderator: z.string().describe("The moderator's pseudonym, or Operator for the site's operator"),
+    subjectName: z.string(),
+    subjectPath: z.string().describe("The page of the company or manager the review is about"),
   })
   .strict();
 
-export const managerReviewCardSchema = z
+export const moderationLogSchema = z
   .object({
-    id: z.string(),
-    month,
-    ratings: record(managerCriteria, z.number().int().min(1).max(5)),
-    answers: record(managerYesNo, z.boolean()),
-    tags: z.array(z.string()),
-    text: z.string(),
-    score: z.number().int().min(0).max(5),
+    items: z.array(moderationLogEntrySchema),
+    next: z.number().int().nullable().describe("Pass as `before` for older decisions; null on the last page."),
+  })
+  .strict();
+
+const queueItemShape = {
+  reviewId: z.string(),
+  subjectId: z.number().int(),
+  subjectName: z.string(),
+  subjectPath: z.string(),
+  firstReceived: z.string().describe("Day of the oldest open report (YYYY-MM-DD)"),
+  removed: z.boolean(),
+  reports: z.array(z.object({ reason: reportReason, explanation: z.string(), receivedOn: z.string() }).strict()),
+  appeals: z
+    .array(z.object({ statement: z.string(), receivedOn: z.string() }).strict())
+    .describe("The author's appeals against the removal, made with the review key"),
+};
+
+/** A reported review in the moderators' queue, with its open reports. Reporters' addresses are never included. */
+export const moderationQueueItemSchema = z.union([
+  z.object({ ...queueItemShape, subject: z.literal("company"), review: companyReviewCardSchema }).strict(),
+  z.object({ ...queueItemShape, subject: z.literal("manager"), review: managerReviewCardSchema }).strict(),
+]);
+
+export const moderationQueueSchema = z.object({ items: z.array(moderationQueueItemSchema) }).strict();
+export const decisionResultSchema = z.object({ id: z.number().int(), action: moderationAction }).strict();
+
+/** Monthly moderation figures for /transparency, newest month first. */
+export const transparencySchema = z
+  .object({
+    months: z.array(
+      z
+        .object({
+          month: z.string().regex(/^\d{4}-\d{2}$/),
+          reportsReceived: z.number().int(),
+          decisions: z.object({ keep: z.number().int(), remove: z.number().int(), restore: z.number().int() }).strict(),
+          removalsByReason: z.partialRecord(reportReason, z.number().int()),
+          medianDaysToDecision: z.number().nullable().describe("From a report to the decision that closed it"),
+        })
+        .strict(),
+    ),
   })
   .strict();
 
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), next: nextCursor }).strict();
 }
+
+/*
+ * The types the domain answers with are read off the shapes above, so the code and the API document cannot drift.
+ */
+export type CompanySearchResult = z.infer<typeof companySearchResultSchema>;
+export type CompanyRef = z.infer<typeof companyRefSchema>;
+export type ManagerCard = z.infer<typeof managerCardSchema>;
+export type CompanyProfile = z.infer<typeof companyProfileSchema>;
+export type ManagerProfile = z.infer<typeof managerProfileSchema>;
+export type SubjectSummary<C extends string = string> = z.infer<ReturnType<typeof subjectSummarySchema<C>>>;
+export type ReviewCard<C extends string = string, Y extends string = string> = z.infer<
+  ReturnType<typeof reviewCardSchema<C, Y>>
+>;
+export type RemovedReview = z.infer<typeof removedReviewSchema>;
+export type ReviewItem<C extends string = string, Y extends string = string> = ReviewCard<C, Y> | RemovedReview;
+export type CompanyReviewCard = z.infer<typeof companyReviewCardSchema>;
+export type ManagerReviewCard = z.infer<typeof managerReviewCardSchema>;
+export type ModerationLogEntry = z.infer<typeof moderationLogEntrySchema>;
+export type ModerationLog = z.infer<typeof moderationLogSchema>;
+export type QueueItem = z.infer<typeof moderationQueueItemSchema>;
+export type DecisionResult = z.infer<typeof decisionResultSchema>;
+export type TransparencyReport = z.infer<typeof transparencySchema>;
+export type CompanyReviewItem = CompanyReviewCard | RemovedReview;
+export type ManagerReviewItem = ManagerReviewCard | RemovedReview;
+export type Page<T> = z.infer<ReturnType<typeof pageSchema<z.ZodType<T>>>>;
 
 export const companySuggestionsSchema = z
   .object({
@@ -148,10 +264,18 @@ export const tokenAccountSchema = z
   .object({ email: z.string(), email_verified: z.boolean(), two_factor_enabled: z.boolean() })
   .strict();
 
-export const createdSchema = z.object({ id: z.number().int() }).strict();
-export const createdReviewSchema = z.object({ ok: z.literal(true) }).strict();
+/**
+ * The review's one-time key, in every answer to a submission: shown to its author this once, stored only as a hash.
+ * With it the author can appeal a removal or withdraw the review (POST /api/v1/review-key), without an account.
+ */
+const reviewKey = z.string().describe("The review's one-time key: keep it; it is never shown again.");
+
+export const reportCreatedSchema = z.object({ id: z.number().int() }).strict();
+export const withdrawnSchema = z.object({ withdrawn: z.literal(true) }).strict();
+export const createdSchema = z.object({ id: z.number().int(), review_key: reviewKey }).strict();
+export const createdReviewSchema = z.object({ ok: z.literal(true), review_key: reviewKey }).strict();
 /** 202: the submission waits for the next publication; `note` says when it will appear, and why. */
-export const queuedSchema = z.object({ status: z.literal("queued"), note: z.string() }).strict();
+export const queuedSchema = z.object({ status: z.literal("queued"), note: z.string(), review_key: reviewKey }).strict();
 
 export const problemSchema = z
   .object({

@@ -38,6 +38,8 @@ afterEach(() => fs.rmSync(keyDir, { recursive: true, force: true }));
 
 const publisher = contributionPublisher(testReceiptSecret);
 const people = ["alice", "bob", "carol", "dave", "erin"].map((name) => author(`user-${name}`));
+/** A queued submission: not published yet, and the author's one-time review key (22 base64url characters). */
+const queuedWithKey = { published: false, reviewKey: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) };
 const keyFiles = () => fs.readdirSync(keyDir).sort();
 
 describeEachEngine("the publication queue", (database, engine) => {
@@ -45,11 +47,11 @@ describeEachEngine("the publication queue", (database, engine) => {
     const { db } = database();
     const acme = await insertCompany(db, { name: "Acme" });
     for (const person of people.slice(0, 3)) {
-      expect(await recordCompanyReview(db, person, acme, companyReview(), settings)).toEqual({ published: false });
+      expect(await recordCompanyReview(db, person, acme, companyReview(), settings)).toEqual(queuedWithKey);
     }
-    expect(await addCompany(db, people[3]!, company({ name: "Globex" }), companyReview(), settings)).toEqual({
-      published: false,
-    });
+    expect(await addCompany(db, people[3]!, company({ name: "Globex" }), companyReview(), settings)).toEqual(
+      queuedWithKey,
+    );
 
     expect(await countRows(db, "company_reviews")).toBe(0);
     expect(await countRows(db, "companies")).toBe(1);

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { truncateWal } from "#app/db/connection.server.ts";
+import { claimTurn, type Turn } from "./jobs.server.ts";
 import { isPostgres } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
@@ -49,8 +50,11 @@ export function publicationSettings(): PublicationSettings {
 /** A new manager's company: an existing one, or one added together with the manager. */
 export type ManagerCompany = { id: number } | { company: CompanyInput };
 
-/** What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors. */
-export type QueuedReview =
+/**
+ * What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors; `keyHash` is
+ * the SHA-256 of the review's one-time key (rows sealed before review keys existed have none).
+ */
+export type QueuedReview = { keyHash?: string } & (
   | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput }
   | { kind: "new-company"; author: string; company: CompanyInput; review: CompanyReviewInput }
   | { kind: "manager-review"; author: string; managerId: number; receipt: string; review: ManagerReviewInput }
@@ -62,7 +66,8 @@ export type QueuedReview =
       company: ManagerCompany;
       manager: ManagerInput;
       review: ManagerReviewInput;
-    };
+    }
+);
 
 type Trx = Transaction<Database>;
 
@@ -71,8 +76,21 @@ export type Publisher = {
   /** Creates the company, or finds the published one with the same name and website. */
   companyFor: (trx: Trx, company: CompanyInput, day: string) => Promise<number>;
   createManager: (trx: Trx, companyId: number, manager: ManagerInput, day: string) => Promise<number>;
-  insertCompanyReview: (trx: Trx, companyId: number, review: CompanyReviewInput, day: string) => Promise<void>;
-  insertManagerReview: (trx: Trx, managerId: number, review: ManagerReviewInput, day: string) => Promise<void>;
+  /** Writes the review with its subject's aggregates, and its key's hash when it has one. */
+  insertCompanyReview: (
+    trx: Trx,
+    companyId: number,
+    review: CompanyReviewInput,
+    day: string,
+    keyHash: string | undefined,
+  ) => Promise<void>;
+  insertManagerReview: (
+    trx: Trx,
+    managerId: number,
+    review: ManagerReviewInput,
+    day: string,
+    keyHash: string | undefined,
+  ) => Promise<void>;
   insertReceipt: (trx: Trx, receipt: string) => Promise<void>;
   /** The receipt of a new manager's first review, from the account id it was queued with. */
   receiptFor: (userId: string, managerId: number) => string;
@@ -112,6 +130,14 @@ async function readState(db: Kysely<Database>, share = false): Promise<QueueStat
   if (share && isPostgres(db)) query = query.forShare();
   const row = await query.executeTakeFirstOrThrow();
   return { queueId: row.queue_id, keyId: row.key_id };
+}
+
+/**
+ * This database's random id (made by its first migration): it names the queue's key files, and keeps this site's
+ * keys apart from others' in a shared Redis.
+ */
+export async function databaseId(db: Kysely<Database>): Promise<string> {
+  return (await readState(db)).queueId;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -281,17 +307,19 @@ export function choosePublishable(items: readonly Opened[], settings: Publicatio
 }
 
 /**
- * One publication run. Answers undefined when another process is publishing (and `wait` is false). After the
+ * One publication run. Answers undefined when another process is publishing (and `wait` is false), or when `turn`
+ * is given and another process has taken that turn of the schedule (jobs.server.ts). After the
  * commit it destroys the old key, invalidates cached pages when anything was published, and on SQLite truncates
  * the WAL so no superseded page survives there.
  */
 export async function publishQueued(
   db: Kysely<Database>,
   publisher: Publisher,
-  options: { settings: PublicationSettings; wait?: boolean },
+  options: { settings: PublicationSettings; wait?: boolean; turn?: Turn },
 ): Promise<PublicationResult | undefined> {
-  const { settings } = options;
+  const { settings, turn } = options;
   const outcome = await withQueueLock(db, settings, options.wait ?? false, async (trx, state) => {
+    if (turn && !(await claimTurn(trx, turn))) return undefined;
     const rotation = await rotate(trx, settings);
     const rows = await trx.selectFrom("pending_reviews").selectAll().execute();
     const opened: Opened[] = rows.map((row) => ({
@@ -336,19 +364,23 @@ export async function publishQueued(
       switch (payload.kind) {
         case "company-review":
           subjects.set(id, payload.companyId);
-          writes.push(() => publisher.insertCompanyReview(trx, payload.companyId, payload.review, day));
+          writes.push(() =>
+            publisher.insertCompanyReview(trx, payload.companyId, payload.review, day, payload.keyHash),
+          );
           published += 1;
           break;
         case "new-company": {
           const companyId = await companyOf(payload.company);
           subjects.set(id, companyId);
-          writes.push(() => publisher.insertCompanyReview(trx, companyId, payload.review, day));
+          writes.push(() => publisher.insertCompanyReview(trx, companyId, payload.review, day, payload.keyHash));
           published += 1;
           break;
         }
         case "manager-review":
           subjects.set(id, payload.managerId);
-          writes.push(() => publisher.insertManagerReview(trx, payload.managerId, payload.review, day));
+          writes.push(() =>
+            publisher.insertManagerReview(trx, payload.managerId, payload.review, day, payload.keyHash),
+          );
           writes.push(() => publisher.insertReceipt(trx, payload.receipt));
           published += 1;
           break;
@@ -362,10 +394,11 @@ export async function publishQueued(
             managerId,
             receipt: publisher.receiptFor(payload.userId, managerId),
             review: payload.review,
+            ...(payload.keyHash ? { keyHash: payload.keyHash } : {}),
           };
           if (settings.managerMinReviews <= 1) {
             subjects.set(id, managerId);
-            writes.push(() => publisher.insertManagerReview(trx, managerId, payload.review, day));
+            writes.push(() => publisher.insertManagerReview(trx, managerId, payload.review, day, payload.keyHash));
             writes.push(() => publisher.insertReceipt(trx, firstReview.receipt));
             published += 1;
           } else {
@@ -379,7 +412,7 @@ export async function publishQueued(
     await reseal(trx, rotation.newKey, shuffle(held));
     return { rotation, changed: published + created > 0, result: { published, held: held.length, subjects } };
   });
-  if (!outcome) return undefined;
+  if (!outcome?.value) return undefined;
   const { rotation, changed, result } = outcome.value;
   for (const keyId of rotation.oldKeyIds) {
     if (keyId !== rotation.newKey.id) destroyQueueKey(settings.keyDir, outcome.state.queueId, keyId);
@@ -424,6 +457,28 @@ async function reseal(trx: Trx, key: QueueKey, held: QueuedReview[]): Promise<vo
 /** Destroys the key files no queued row refers to (at start-up: what a crash between commit and deletion left). */
 export async function sweepOrphanKeys(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
   await withQueueLock(db, settings, true, async () => undefined);
+}
+
+/**
+ * After a restore from a backup: the queue's key files are never backed up (they stay in QUEUE_KEY_DIR, outside the
+ * database), so a restored queue whose key is missing cannot be opened by anyone. Its rows are deleted and a new key
+ * will be made by the next submission. Answers how many queued reviews were dropped.
+ */
+export async function forgetUnreadableQueue(db: Kysely<Database>, settings: PublicationSettings): Promise<number> {
+  const state = await readState(db);
+  if (state.keyId === null) return 0;
+  try {
+    readQueueKey(settings.keyDir, state.queueId, state.keyId);
+    return 0;
+  } catch {
+    const dropped = await queuedCount(db);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("pending_reviews").where("id", "is not", null).execute();
+      await trx.deleteFrom("pending_receipts").where("key", "is not", null).execute();
+      await trx.updateTable("queue_state").set({ key_id: null }).where("id", "=", 1).execute();
+    });
+    return dropped;
+  }
 }
 
 /** How many reviews wait in the queue (their content is sealed: only the count is known). */

@@ -1,41 +1,13 @@
-import {
-  averageScore,
-  type CompanyCriterion,
-  type CompanyYesNo,
-  type ManagerCriterion,
-  type ManagerYesNo,
-  companyCriteria,
-  companyYesNo,
-  managerCriteria,
-  managerYesNo,
-} from "#app/lib/ratings.ts";
-import type { CompanyReview, ManagerReview } from "#app/db/schema.ts";
+import type { Kysely } from "kysely";
+import type { CompanyReview, Database, ManagerReview } from "#app/db/schema.ts";
 import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
+import { formatMonth } from "#app/lib/format.ts";
+import { type ReportReason, removalMarker } from "#app/lib/moderation.ts";
+import { averageScore } from "#app/lib/ratings.ts";
+import type { Page, RemovedReview, ReviewCard, ReviewItem } from "./public-shapes.server.ts";
+import { type Subject, pageOf } from "./subjects.server.ts";
 
 export const reviewsPageSize = 10;
-
-/** What a review card shows. The date is the month only (docs/data-model.md, what is never stored). */
-export type CompanyReviewCard = {
-  id: string;
-  month: string;
-  ratings: Record<CompanyCriterion, number>;
-  answers: Record<CompanyYesNo, boolean>;
-  tags: string[];
-  text: string;
-  score: number;
-};
-
-export type ManagerReviewCard = {
-  id: string;
-  month: string;
-  ratings: Record<ManagerCriterion, number>;
-  answers: Record<ManagerYesNo, boolean>;
-  tags: string[];
-  text: string;
-  score: number;
-};
-
-export type Page<T> = { items: T[]; next: string | null };
 
 function pick<K extends string>(row: Record<string, unknown>, keys: readonly K[]): Record<K, number> {
   return Object.fromEntries(keys.map((key) => [key, Number(row[key])])) as Record<K, number>;
@@ -50,26 +22,17 @@ function parseTags(tags: string): string[] {
   return Array.isArray(parsed) ? parsed.filter((tag): tag is string => typeof tag === "string") : [];
 }
 
-export function companyReviewCard(row: CompanyReview): CompanyReviewCard {
-  const ratings = pick(row, companyCriteria);
+/** What a review card shows. The date is the month only (docs/data-model.md, what is never stored). */
+export function reviewCard<C extends string, Y extends string>(
+  subject: Subject<C, Y>,
+  row: CompanyReview | ManagerReview,
+): ReviewCard<C, Y> {
+  const ratings = pick(row, subject.criteria);
   return {
     id: row.id,
     month: row.created_on.slice(0, 7),
     ratings,
-    answers: answers(row, companyYesNo),
-    tags: parseTags(row.tags),
-    text: row.review_text,
-    score: averageScore(Object.values(ratings)),
-  };
-}
-
-export function managerReviewCard(row: ManagerReview): ManagerReviewCard {
-  const ratings = pick(row, managerCriteria);
-  return {
-    id: row.id,
-    month: row.created_on.slice(0, 7),
-    ratings,
-    answers: answers(row, managerYesNo),
+    answers: answers(row, subject.yesNo),
     tags: parseTags(row.tags),
     text: row.review_text,
     score: averageScore(Object.values(ratings)),
@@ -89,20 +52,76 @@ export function decodeReviewCursor(cursor: string | null | undefined): string | 
   return key?.length === 1 && typeof key[0] === "string" ? key[0] : undefined;
 }
 
-/** Averages per criterion from the stored sums; null when there are no reviews yet. */
-export function averagesFromSums<K extends string>(
-  row: Record<string, unknown>,
-  keys: readonly K[],
-  reviewCount: number,
-): Record<K, number | null> {
-  return Object.fromEntries(
-    keys.map((key) => [key, reviewCount > 0 ? Math.round((Number(row[`sum_${key}`]) / reviewCount) * 10) / 10 : null]),
-  ) as Record<K, number | null>;
+/** True for a review shown in full, false for a removed review's marker. */
+export function isReviewCard<C extends string, Y extends string>(item: ReviewItem<C, Y>): item is ReviewCard<C, Y> {
+  return !("removed" in item);
 }
 
-/** The mean of all the rating fields of all reviews, floored; 0 without reviews. */
-export function scoreFromSums(row: Record<string, unknown>, keys: readonly string[], reviewCount: number): number {
-  if (reviewCount === 0) return 0;
-  const total = keys.reduce((sum, key) => sum + Number(row[`sum_${key}`]), 0);
-  return Math.floor(total / (reviewCount * keys.length));
+/** The marker of a review removed by `decision` (docs/moderation.md): its place in the list, never its text. */
+export function removedReview(
+  row: { id: string; created_on: string },
+  decision: { id: number; reason: string | null; decided_on: string },
+): RemovedReview {
+  const reason = (decision.reason ?? "spam") as ReportReason;
+  const month = decision.decided_on.slice(0, 7);
+  return {
+    id: row.id,
+    month: row.created_on.slice(0, 7),
+    removed: { decision: decision.id, month, reason, marker: removalMarker(formatMonth(month), reason, decision.id) },
+  };
+}
+
+/**
+ * A subject's reviews, newest first, keyset-paginated by (created_on, id). A removed review keeps its place as a
+ * marker.
+ */
+export async function subjectReviews<C extends string, Y extends string>(
+  db: Kysely<Database>,
+  subject: Subject<C, Y>,
+  subjectId: number,
+  before?: string | null,
+): Promise<Page<ReviewItem<C, Y>>> {
+  const { reviewTable, subjectColumn } = subject;
+  const afterId = decodeReviewCursor(before);
+  const position = afterId
+    ? await db
+        .selectFrom(reviewTable)
+        .select(["created_on", "id"])
+        .where("id", "=", afterId)
+        .where(subjectColumn, "=", subjectId)
+        .executeTakeFirst()
+    : undefined;
+  let select = db
+    .selectFrom(reviewTable)
+    .selectAll()
+    .where(subjectColumn, "=", subjectId)
+    .orderBy("created_on", "desc")
+    .orderBy("id", "desc")
+    .limit(reviewsPageSize + 1);
+  if (position) {
+    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position.created_on, position.id)));
+  }
+  const rows: Array<CompanyReview | ManagerReview> = await select.execute();
+  const removals = rows.length
+    ? await db
+        .selectFrom("removed_reviews as r")
+        .innerJoin("moderation_decisions as d", "d.id", "r.decision_id")
+        .select(["r.review_id", "d.id", "d.reason", "d.decided_on"])
+        .where(
+          "r.review_id",
+          "in",
+          rows.map((row) => row.id),
+        )
+        .execute()
+    : [];
+  const removedBy = new Map(removals.map((removal) => [removal.review_id, removal]));
+  return pageOf(
+    rows,
+    reviewsPageSize,
+    (row) => {
+      const decision = removedBy.get(row.id);
+      return decision ? removedReview(row, decision) : reviewCard(subject, row);
+    },
+    reviewCursor,
+  );
 }

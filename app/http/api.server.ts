@@ -3,6 +3,9 @@ import type { RouterContextProvider } from "react-router";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
+import { type Moderator, ModerationError, moderatorOf } from "#app/domain/moderation.server.ts";
+import { database } from "#app/db/database.server.ts";
+import { moderationMessages } from "#app/lib/moderation.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { bearerAccount } from "#app/http/api-auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
@@ -10,7 +13,13 @@ import { logger } from "#app/lib/logger.server.ts";
 import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
 import { problem } from "#app/http/problem.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
-import { consume, consumeApi, RateLimitedError, type RateLimitState } from "#app/lib/rate-limit.server.ts";
+import {
+  consume,
+  consumeApi,
+  type RateLimitName,
+  RateLimitedError,
+  type RateLimitState,
+} from "#app/lib/rate-limit.server.ts";
 import { contributionLimits, type ContributionKind } from "#app/http/contribution-forms.server.ts";
 import { accountContext } from "#app/http/session.server.ts";
 
@@ -42,6 +51,7 @@ const retryAfter = { "Retry-After": String(unavailableRetryAfterSeconds) };
 export function apiFailure(error: unknown): Response {
   if (error instanceof ApiProblem) return problem(error.status, error.message, error.extra);
   if (error instanceof ContributionError) return problem(error.status, error.message, { code: error.kind });
+  if (error instanceof ModerationError) return problem(error.status, error.message);
   if (error instanceof RateLimitedError) {
     return problem(429, error.message, {}, { headers: { "Retry-After": String(error.retryAfterSeconds) } });
   }
@@ -113,40 +123,89 @@ export function apiRead(handler: (args: Args) => Promise<unknown>, maxAgeSeconds
 
 export type ApiAuthor = { userId: string };
 
+type Answer = { status: number; body: unknown };
+
+/**
+ * The frame of every answer that is not a public read: never cached, no CORS, JSON; what `run` throws becomes a
+ * problem answer (a 401 with its WWW-Authenticate), and `run` may answer a Response of its own (405) as is.
+ */
+async function closedAnswer(run: (headers: Headers) => Promise<Answer | Response>): Promise<Response> {
+  const headers = new Headers({ "Cache-Control": "no-store" });
+  let response: Response;
+  try {
+    const answer = await run(headers);
+    if (answer instanceof Response) return answer;
+    headers.set("Content-Type", "application/json");
+    return new Response(JSON.stringify(answer.body), { status: answer.status, headers });
+  } catch (error) {
+    response = apiFailure(error);
+  }
+  if (response.status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="candor"');
+  for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
+  return response;
+}
+
+/** The account of a request, by bearer access token or session cookie; a 401 problem without either. */
+async function requestAccountId(args: Args): Promise<string> {
+  const bearer = await bearerAccount(args.request);
+  const userId = bearer?.userId ?? args.context.get(accountContext)?.id;
+  if (!userId) throw new ApiProblem(401, contributionMessages.mustSignIn);
+  return userId;
+}
+
 /**
  * An authenticated write: a bearer access token, or the session cookie (whose cross-site use server/same-origin.ts
  * refuses). No CORS: other sites' pages cannot write. A contribution also counts against the same rate limit as
  * its form (`contributionLimits`).
  */
 export function apiWrite(
-  handler: (args: Args & { author: ApiAuthor }) => Promise<{ status: number; body: unknown }>,
+  handler: (args: Args & { author: ApiAuthor }) => Promise<Answer>,
   { contribution, allow = "GET, HEAD, POST" }: { contribution?: ContributionKind; allow?: string } = {},
 ) {
-  return async (args: Args): Promise<Response> => {
-    const headers = new Headers({ "Cache-Control": "no-store" });
-    let response: Response;
-    try {
+  return (args: Args): Promise<Response> =>
+    closedAnswer(async (headers) => {
       if (args.request.method !== "POST") return methodNotAllowed(allow);
       const ipKey = args.context.get(clientContext).ipKey;
       rateLimitHeaders(headers, await consumeApi("apiWrite", ipKey));
-      const bearer = await bearerAccount(args.request);
-      const cookieAccount = args.context.get(accountContext);
-      const userId = bearer?.userId ?? cookieAccount?.id;
-      if (!userId) {
-        throw new ApiProblem(401, contributionMessages.mustSignIn);
-      }
+      const userId = await requestAccountId(args);
       if (contribution) await consume(contributionLimits[contribution], ipKey);
-      const { status, body } = await handler({ ...args, author: { userId } });
-      headers.set("Content-Type", "application/json");
-      response = new Response(JSON.stringify(body), { status, headers });
-      return response;
-    } catch (error) {
-      response = apiFailure(error);
-    }
-    if (response.status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="candor"');
-    for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
-    return response;
-  };
+      return handler({ ...args, author: { userId } });
+    });
+}
+
+/**
+ * A write open to anyone, signed in or not (reporting a review): POST only, no CORS, counted against the API's write
+ * limit and the named limit of its form.
+ */
+export function apiOpenWrite(
+  handler: (args: Args) => Promise<Answer>,
+  { limit, allow = "POST" }: { limit: RateLimitName; allow?: string },
+) {
+  return (args: Args): Promise<Response> =>
+    closedAnswer(async (headers) => {
+      if (args.request.method !== "POST") return methodNotAllowed(allow);
+      const ipKey = args.context.get(clientContext).ipKey;
+      rateLimitHeaders(headers, await consumeApi("apiWrite", ipKey));
+      await consume(limit, ipKey);
+      return handler(args);
+    });
+}
+
+/** The moderator making a request (bearer token or session cookie): 401 without an account, 403 without the role. */
+export async function apiModerator(args: Args): Promise<Moderator> {
+  const moderator = await moderatorOf(database().db, await requestAccountId(args));
+  if (!moderator) throw new ApiProblem(403, moderationMessages.forbidden);
+  return moderator;
+}
+
+/** A moderator's read (the queue): never cached, never shared with other origins. */
+export function apiModeratorRead(handler: (args: Args & { moderator: Moderator }) => Promise<unknown>) {
+  return (args: Args): Promise<Response> =>
+    closedAnswer(async (headers) => {
+      rateLimitHeaders(headers, await consumeApi("apiRead", args.context.get(clientContext).ipKey));
+      const moderator = await apiModerator(args);
+      return { status: 200, body: await handler({ ...args, moderator }) };
+    });
 }
 
 /**
@@ -158,6 +217,10 @@ export function submissionAnswer(
   published: (id: number) => unknown,
   note: PublicationNoteKind,
 ): { status: number; body: unknown } {
-  if (submission.published) return { status: 201, body: published(submission.id) };
-  return { status: 202, body: { status: "queued", note: publicationNote(note, publicationSettings()) } };
+  const reviewKey = { review_key: submission.reviewKey };
+  if (submission.published) return { status: 201, body: { ...(published(submission.id) as object), ...reviewKey } };
+  return {
+    status: 202,
+    body: { status: "queued", note: publicationNote(note, publicationSettings()), ...reviewKey },
+  };
 }

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
 import { fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/http/forms.server.ts";
 import type { PublicationNoteKind } from "#app/lib/messages.ts";
-import { setPublicationNote, setToast, type ToastKind } from "#app/http/session.server.ts";
+import { setPublicationNote, setReviewKey, setToast, type ToastKind } from "#app/http/session.server.ts";
 import type { RateLimitName } from "#app/lib/rate-limit.server.ts";
 
 /** Correct the highlighted fields: the form's message box when one or more fields are refused. */
@@ -73,7 +73,7 @@ export function afterSubmission(
   toast: ToastKind,
   targets: { published: (id: number) => string; queued: string; note: PublicationNoteKind },
 ): never {
-  const headers = setToast(new Headers(), toast);
+  const headers = setReviewKey(setToast(new Headers(), toast), submission.reviewKey);
   if (submission.published) throw redirect(targets.published(submission.id), { headers });
   throw redirect(targets.queued, { headers: setPublicationNote(headers, targets.note) });
 }

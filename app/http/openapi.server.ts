@@ -8,16 +8,21 @@ import {
 } from "#app/domain/api-input.server.ts";
 import {
   companyProfileSchema,
-  companyReviewCardSchema,
+  companyReviewItemSchema,
   companySearchResultSchema,
   companySuggestionsSchema,
   countrySchema,
   createdReviewSchema,
   queuedSchema,
   createdSchema,
+  reportCreatedSchema,
+  withdrawnSchema,
+  decisionResultSchema,
+  moderationLogSchema,
+  moderationQueueSchema,
   managerCardSchema,
   managerProfileSchema,
-  managerReviewCardSchema,
+  managerReviewItemSchema,
   pageSchema,
   problemSchema,
   tagsSchema,
@@ -25,8 +30,11 @@ import {
   knownCitiesSchema,
   tokenAccountSchema,
   tokenPairSchema,
+  transparencySchema,
 } from "#app/domain/public-shapes.server.ts";
+import { decisionBodySchema, reportSchema, reviewKeyRequestSchema } from "#app/domain/moderation.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { moderationMessages } from "#app/lib/moderation.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -240,6 +248,72 @@ export function openApiDocument(serverUrl: string) {
           },
         },
       },
+      "/api/v1/reviews/{reviewId}/reports": {
+        post: {
+          summary: "Report a review to the moderators (no account needed)",
+          description:
+            "The optional contact address receives the decision notice and is erased once it is sent. Rate limited per client.",
+          parameters: [{ name: "reviewId", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: body("ReportInput"),
+          responses: {
+            "201": json("ReportCreated", "Reported"),
+            ...errors,
+            ...bodyErrors,
+            "404": problemResponse(moderationMessages.reviewNotFound),
+          },
+        },
+      },
+      "/api/v1/moderation/decisions": {
+        get: {
+          summary: "The public moderation log, newest first",
+          parameters: [query("before", "Decision number from the previous page's `next`")],
+          responses: { "200": json("ModerationLog"), ...errors },
+        },
+        post: {
+          summary: "Decide on a review: keep, remove (with a reason) or restore (moderator role required)",
+          security: bearer,
+          requestBody: body("DecisionInput"),
+          responses: {
+            "201": json("DecisionResult", "Decided"),
+            ...writeErrors,
+            "403": problemResponse(moderationMessages.forbidden),
+            "404": problemResponse(moderationMessages.reviewNotFound),
+            "409": problemResponse(`"${moderationMessages.alreadyRemoved}" or "${moderationMessages.notRemoved}"`),
+          },
+        },
+      },
+      "/api/v1/moderation/queue": {
+        get: {
+          summary: "Open reports grouped per review, oldest first (moderator role required)",
+          security: bearer,
+          responses: {
+            "200": json("ModerationQueue"),
+            "401": problemResponse("Not signed in"),
+            "403": problemResponse(moderationMessages.forbidden),
+            "429": errors["429"],
+          },
+        },
+      },
+      "/api/v1/review-key": {
+        post: {
+          summary: "With a review's one-time key: appeal its removal, or withdraw it (no account needed)",
+          requestBody: body("ReviewKeyRequest"),
+          responses: {
+            "200": json("Withdrawn", "Withdrawn: the review is deleted"),
+            "201": json("ReportCreated", "Appeal received"),
+            ...errors,
+            ...bodyErrors,
+            "404": problemResponse(moderationMessages.keyUnknown),
+            "409": problemResponse(moderationMessages.appealNotRemoved),
+          },
+        },
+      },
+      "/api/v1/transparency": {
+        get: {
+          summary: "Reports and moderation decisions per month, as /transparency shows them",
+          responses: { "200": json("Transparency"), ...errors },
+        },
+      },
       "/api/v1/auth/token": {
         post: {
           summary: "Sign in (grant_type=password) or refresh (grant_type=refresh_token)",
@@ -327,9 +401,10 @@ export function openApiDocument(serverUrl: string) {
         ManagerPage: schema(pageSchema(managerCardSchema)),
         Company: schema(companyProfileSchema),
         Manager: schema(managerProfileSchema),
-        CompanyReviewPage: schema(pageSchema(companyReviewCardSchema)),
-        ManagerReviewPage: schema(pageSchema(managerReviewCardSchema)),
+        CompanyReviewPage: schema(pageSchema(companyReviewItemSchema)),
+        ManagerReviewPage: schema(pageSchema(managerReviewItemSchema)),
         Created: schema(createdSchema),
+        ReportCreated: schema(reportCreatedSchema),
         CreatedReview: schema(createdReviewSchema),
         Queued: schema(queuedSchema),
         TokenPair: schema(tokenPairSchema),
@@ -339,6 +414,14 @@ export function openApiDocument(serverUrl: string) {
         NewManager: schema(newManagerBodySchema, "input"),
         CompanyReviewInput: schema(companyReviewSchema, "input"),
         ManagerReviewInput: schema(managerReviewSchema, "input"),
+        ReportInput: schema(reportSchema, "input"),
+        ReviewKeyRequest: schema(reviewKeyRequestSchema, "input"),
+        Withdrawn: schema(withdrawnSchema),
+        DecisionInput: schema(decisionBodySchema, "input"),
+        DecisionResult: schema(decisionResultSchema),
+        ModerationLog: schema(moderationLogSchema),
+        ModerationQueue: schema(moderationQueueSchema),
+        Transparency: schema(transparencySchema),
       },
     },
   };

@@ -1,6 +1,8 @@
 import { createContext, redirect, type RouterContextProvider } from "react-router";
 import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
+import { database } from "#app/db/database.server.ts";
+import { type Moderator, moderatorOf } from "#app/domain/moderation.server.ts";
 import { type PublicationNoteKind, toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 
@@ -73,4 +75,29 @@ export function readPublicationNote(request: Request): PublicationNoteKind | nul
 }
 
 export const clearPublicationNoteCookie = `${noteCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`;
+// The review's one-time key, shown once on the page a submission leads to (docs/moderation.md), then cleared.
+const reviewKeyCookie = "candor_review_key";
+const reviewKeyPattern = /^[A-Za-z0-9_-]{22}$/;
+
+export function setReviewKey(headers: Headers, key: string): Headers {
+  headers.append("Set-Cookie", `${reviewKeyCookie}=${key}; Path=/; Max-Age=300; HttpOnly; SameSite=Lax`);
+  return headers;
+}
+
+export function readReviewKey(request: Request): string | null {
+  const key = /(?:^|;\s*)candor_review_key=([^;]*)/.exec(request.headers.get("cookie") ?? "")?.[1] ?? "";
+  return reviewKeyPattern.test(key) ? key : null;
+}
+
+export const clearReviewKeyCookie = `${reviewKeyCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`;
+
 export const toastContext = createContext<ToastKind | null>(null);
+
+/**
+ * Guard for moderators' pages: signed-out visitors go to sign in; a signed-in account without a moderation role gets
+ * null, for the page to answer 403.
+ */
+export async function moderatorOrNull(context: Readonly<RouterContextProvider>, url: URL): Promise<Moderator | null> {
+  const account = requireAccount(context, url);
+  return (await moderatorOf(database().db, account.id)) ?? null;
+}

@@ -16,6 +16,18 @@ export const envSchema = z.object({
     .refine((url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^postgres(ql)?:\/\//i.test(url), {
       message: "must be a postgres:// URL or a path to an SQLite file",
     }),
+  /**
+   * Optional: a streaming replica of the PostgreSQL database at DATABASE_URL. Pages and API reads of visitors
+   * without a cookie or credentials read from it; writes, sessions and signed-in visitors use the primary.
+   */
+  DATABASE_READ_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//i, "must be a postgres:// URL")
+    .optional(),
+  /** Optional: Redis for the rate-limit counters and the change channel between processes, instead of PostgreSQL. */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Worker processes to run (node:cluster). More than 1 needs PostgreSQL. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   DEMO_DATA: z.enum(["auto", "always", "never"]).default("auto"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -7,6 +7,7 @@ export const guidelineMessages = {
   link: "Remove the link: the posting guidelines allow no links in reviews.",
   email: "Remove the e-mail address: the posting guidelines allow no personal information in reviews.",
   phone: "Remove the phone number: the posting guidelines allow no personal information in reviews.",
+  profanity: "Remove the profanity: the posting guidelines allow no profanity in reviews.",
 } as const;
 
 const topLevelDomains = new Set(

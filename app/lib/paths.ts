@@ -67,6 +67,11 @@ export const paths = {
   privacy: () => "/privacy",
   feedback: () => "/feedback",
   apiKnownCities: (country: string) => `/api/v1/countries/${encodeURIComponent(country)}/cities`,
+  reportReview: (reviewId: string) => `/reviews/${encodeURIComponent(reviewId)}/report`,
+  moderationLog: (before?: number | null) => withQuery("/moderation", { before }),
+  moderationQueue: () => "/moderation/queue",
+  transparency: () => "/transparency",
+  reviewKey: () => "/review-key",
   apiSearch: (kind: SearchKind, country: string, q: string) =>
     withQuery(kind === "manager" ? "/api/v1/managers" : "/api/v1/companies", { country, q }),
 } as const;

@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { beginPasswordAttempt, consumeSignUp, RateLimitedError, rateLimits } from "./rate-limit.server.ts";
+import { sql } from "kysely";
+import { createTestDatabase, type TestDatabase } from "#tests/support/test-database.ts";
+import {
+  beginPasswordAttempt,
+  consume,
+  consumeSignUp,
+  RateLimitedError,
+  rateLimits,
+  keepRateLimitsIn,
+} from "./rate-limit.server.ts";
 
 let unique = 0;
 const newKey = (label: string) => `${label}-${(unique += 1)}`;
@@ -99,5 +108,52 @@ describe("sign-ups", () => {
       vi.advanceTimersByTime(3 * 60 * 1000);
     }
     expect(accepted).toBe(rateLimits.signUpDaily.points);
+  });
+});
+
+describe("the memory store", () => {
+  afterEach(() => keepRateLimitsIn({ kind: "memory" }));
+
+  it("keeps at most maxKeys client keys: a flood of new addresses pushes out the least recently seen", async () => {
+    keepRateLimitsIn({ kind: "memory", maxKeys: 100 });
+    const first = newKey("first");
+    for (let index = 0; index < rateLimits.feedback.points; index += 1) await consume("feedback", first);
+    expect(await refused(consume("feedback", first))).toBe(true);
+    // 100 other addresses: the first one's counter is the least recently used, and goes.
+    for (let index = 0; index < 100; index += 1) await consume("feedback", newKey("flood"));
+    expect(await refused(consume("feedback", first))).toBe(false);
+  });
+});
+
+describe("the PostgreSQL store", () => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createTestDatabase("postgres");
+    keepRateLimitsIn({ kind: "postgres", pool: database.pool });
+  });
+  afterEach(async () => {
+    keepRateLimitsIn({ kind: "memory" });
+    await database.drop();
+  });
+
+  it("keeps counting where a new process (new limiters) takes over", async () => {
+    const ip = newKey("ip");
+    for (let index = 0; index < rateLimits.feedback.points - 1; index += 1) await consume("feedback", ip);
+    keepRateLimitsIn({ kind: "postgres", pool: database.pool });
+    expect(await refused(consume("feedback", ip))).toBe(false);
+    expect(await refused(consume("feedback", ip))).toBe(true);
+  });
+
+  it("dates a contribution's counter with the end of its clock hour, never the moment it was made", async () => {
+    const ip = newKey("ip");
+    await consume("review", ip);
+    const hourMs = rateLimits.review.duration * 1000;
+    const { rows } = await sql<{
+      expire: number;
+    }>`select expire from rate_limits where key = ${`review:${ip}`}`.execute(database.db);
+    expect(rows).toHaveLength(1);
+    // The store adds the duration to its own reading of the clock: a pause between the two readings shifts it a little.
+    expect(Number(rows[0]!.expire) % hourMs).toBeLessThan(1_000);
+    expect(Number(rows[0]!.expire)).toBeGreaterThan(Date.now());
   });
 });

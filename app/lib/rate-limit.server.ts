@@ -1,11 +1,18 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { LRUCache } from "lru-cache";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
 
 /**
  * Rate limits per action, keyed on a keyed hash of the client IP (never the IP itself) and, where an account is
  * targeted, on a hash of the e-mail too. Every key is an opaque string and every operation one that the
- * rate-limiter-flexible stores share (consume, reward, delete, get, set), so a PostgreSQL or Redis store can replace
- * the memory one. Counters live in this process's memory for now; several processes behind one address each count
- * on their own, which only makes a limit looser by that factor. docs/security.md explains the design.
+ * rate-limiter-flexible stores share (consume, reward, delete, get, set). Where the counters live is chosen once at
+ * start-up (keepRateLimitsIn): PostgreSQL's `rate_limits` table or Redis, shared by every process and kept across
+ * restarts, or this process's memory, bounded, for a single SQLite process. docs/security.md explains the design.
  */
 export const rateLimits = {
   /** Password and code checks from one address, whichever accounts they aim at; a success never clears it. */
@@ -30,6 +37,10 @@ export const rateLimits = {
   review: { points: 30, duration: 60 * 60 },
   contribution: { points: 30, duration: 60 * 60 },
   feedback: { points: 5, duration: 60 * 60 },
+  /** Reports of reviews from one address: enough for a reader, not for flooding the moderators' queue. */
+  report: { points: 10, duration: 60 * 60 },
+  /** Appeals and withdrawals with a review key: a key has 128 random bits, so this only stops floods. */
+  reviewKey: { points: 20, duration: 60 * 60 },
 } as const satisfies Record<string, { points: number; duration: number }>;
 
 export type RateLimitName = keyof typeof rateLimits;
@@ -49,25 +60,112 @@ function describeWait(seconds: number): string {
   return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
 
-const limiters = new Map<RateLimitName, RateLimiterMemory>();
+export const apiRateLimits = {
+  apiRead: { points: 600, duration: 60 },
+  apiWrite: { points: 60, duration: 60 * 60 },
+} as const;
 
-function limiter(name: RateLimitName): RateLimiterMemory {
+type LimiterName = RateLimitName | keyof typeof apiRateLimits;
+const allLimits: Record<LimiterName, { points: number; duration: number }> = { ...rateLimits, ...apiRateLimits };
+
+/**
+ * Counters of contributions, kept outside the process, count in windows aligned to the clock (whole hours) rather
+ * than from the first attempt: a stored expiry then says "this address contributed in this hour", never the moment
+ * of a submission (docs/anonymity.md: no submit time finer than the publication batch).
+ */
+const clockAligned = new Set<LimiterName>(["review", "contribution", "feedback", "apiWrite"]);
+
+/** Where counters live: set once at start-up by the server; memory until then (and in unit tests). */
+export type RateLimitStore =
+  | { kind: "memory"; maxKeys?: number }
+  /** A node-postgres Pool whose search_path reaches the `rate_limits` table (migration 0013). */
+  | { kind: "postgres"; pool: unknown }
+  /** An ioredis client; `prefix` keeps this site's keys apart from others' in a shared Redis. */
+  | { kind: "redis"; client: unknown; prefix: string };
+
+/** Client keys each memory limiter keeps at most: the least recently used go first (~200 bytes each). */
+export const memoryMaxKeys = 20_000;
+
+let store: RateLimitStore = { kind: "memory" };
+const limiters = new Map<LimiterName, RateLimiterAbstract>();
+
+export function keepRateLimitsIn(next: RateLimitStore): void {
+  store = next;
+  limiters.clear();
+}
+
+/**
+ * The memory store of rate-limiter-flexible keeps every key (and a timer for it) until it expires: a flood from many
+ * addresses would grow it without bound. Its map is replaced by an LRU of `maxKeys` entries; an evicted key's timer
+ * is cleared with it. Evicting a counter forgets an address's attempts early, so the bound is well above the number
+ * of addresses a single-process site sees in one window.
+ */
+function boundedMemoryLimiter(options: { keyPrefix: string; points: number; duration: number }, maxKeys: number) {
+  const limiter = new RateLimiterMemory(options);
+  const storage = (limiter as unknown as { _memoryStorage: { _storage: unknown } })._memoryStorage;
+  storage._storage = new LRUCache<string, { timeoutId?: NodeJS.Timeout }>({
+    max: maxKeys,
+    dispose: (record) => clearTimeout(record.timeoutId),
+  });
+  return limiter;
+}
+
+/**
+ * The PostgreSQL store writes `now + duration` into a bigint column: a clock-aligned duration, a fraction of a
+ * second, is rounded to whole milliseconds first (the stored expiry is then the window's end, give or take the
+ * moments between the two readings of the clock).
+ */
+class WholeMillisecondPostgres extends RateLimiterPostgres {
+  _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
+    const upsert = RateLimiterPostgres.prototype as unknown as {
+      _upsert: (key: string, points: number, msDuration: number, forceExpire: boolean) => Promise<unknown>;
+    };
+    return upsert._upsert.call(this, key, points, Math.round(msDuration), forceExpire);
+  }
+}
+
+function limiter(name: LimiterName): RateLimiterAbstract {
   let existing = limiters.get(name);
   if (!existing) {
-    existing = new RateLimiterMemory({ keyPrefix: name, ...rateLimits[name] });
+    const options = { keyPrefix: name, ...allLimits[name] };
+    existing =
+      store.kind === "postgres"
+        ? new WholeMillisecondPostgres({
+            ...options,
+            storeClient: store.pool,
+            tableName: "rate_limits",
+            tableCreated: true,
+            // Expired rows are deleted by any process, an hour after they expired.
+            clearExpiredByTimeout: true,
+          })
+        : store.kind === "redis"
+          ? new RateLimiterRedis({ ...options, keyPrefix: `${store.prefix}${name}`, storeClient: store.client })
+          : boundedMemoryLimiter(options, store.maxKeys ?? memoryMaxKeys);
     limiters.set(name, existing);
   }
   return existing;
 }
 
-/** Counts one attempt for `key`; throws RateLimitedError once the limit is spent. */
-export async function consume(name: RateLimitName, key: string): Promise<void> {
+/** The rest of the clock-aligned window, in whole milliseconds (as seconds: the stores multiply by 1000). */
+function consumeOptions(name: LimiterName): { customDuration?: number } {
+  if (store.kind === "memory" || !clockAligned.has(name)) return {};
+  const windowMs = allLimits[name].duration * 1000;
+  const now = Date.now();
+  return { customDuration: (Math.ceil((now + 1) / windowMs) * windowMs - now) / 1000 };
+}
+
+async function consumeOne(name: LimiterName, key: string): Promise<RateLimiterRes> {
   try {
-    await limiter(name).consume(key);
+    return await limiter(name).consume(key, 1, consumeOptions(name));
   } catch (error) {
     if (error instanceof RateLimiterRes) throw new RateLimitedError(Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
     throw error;
   }
+}
+
+/** Counts one attempt for `key`; throws RateLimitedError once the limit is spent. */
+export async function consume(name: RateLimitName, key: string): Promise<void> {
+  await consumeOne(name, key);
 }
 
 /** Forgets the attempts of `key`. */
@@ -131,33 +229,16 @@ export async function consumeSignUp(ipKey: string): Promise<void> {
   await consume("signUpGlobal", "everyone");
 }
 
-export const apiRateLimits = {
-  apiRead: { points: 600, duration: 60 },
-  apiWrite: { points: 60, duration: 60 * 60 },
-} as const;
-
-const apiLimiters = new Map<keyof typeof apiRateLimits, RateLimiterMemory>();
-
 export type RateLimitState = { limit: number; remaining: number; resetSeconds: number };
 
 /**
  * Counts one API request and returns the state for the RateLimit headers; throws RateLimitedError once spent.
  */
 export async function consumeApi(name: keyof typeof apiRateLimits, key: string): Promise<RateLimitState> {
-  let limiter = apiLimiters.get(name);
-  if (!limiter) {
-    limiter = new RateLimiterMemory({ keyPrefix: name, ...apiRateLimits[name] });
-    apiLimiters.set(name, limiter);
-  }
-  try {
-    const state = await limiter.consume(key);
-    return {
-      limit: apiRateLimits[name].points,
-      remaining: state.remainingPoints,
-      resetSeconds: Math.ceil(state.msBeforeNext / 1000),
-    };
-  } catch (error) {
-    if (error instanceof RateLimiterRes) throw new RateLimitedError(Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
-    throw error;
-  }
+  const state = await consumeOne(name, key);
+  return {
+    limit: apiRateLimits[name].points,
+    remaining: state.remainingPoints,
+    resetSeconds: Math.ceil(state.msBeforeNext / 1000),
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The rating vocabulary of the spec (section 3): criteria, yes/no questions, scale labels and faces.
+ * The rating vocabulary of the product: criteria, yes/no questions, scale labels and faces.
  * Shared by the server (schemas, aggregates) and the browser (forms, bars).
  */
 

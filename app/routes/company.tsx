@@ -5,8 +5,7 @@ import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
-import { CompanyReview } from "#app/components/review-card.tsx";
-import { database } from "#app/db/database.server.ts";
+import { CompanyReview, ReviewList } from "#app/components/review-card.tsx";
 import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { formatDay, plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
@@ -14,10 +13,11 @@ import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteriaGroups } from "#app/lib/ratings.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
-  const { db } = database();
+  const db = readerFor(request);
   const company = id === undefined ? undefined : await findCompany(db, id);
   if (!company) return data({ company: null, reviews: null }, { status: 404 });
   const before = new URL(request.url).searchParams.get("before");
@@ -96,30 +96,22 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
             </Link>
           </p>
         ) : null}
-        {reviews.items.length === 0 ? (
-          <EmptyState title={signedIn ? messages.noReviewsYet : messages.noCompanyReviews}>
-            {signedIn ? null : (
-              <AddPrompt
-                to={paths.reviewCompany(company.id)}
-                label="Add review"
-                signedOutAction="write the first review"
-              />
-            )}
-          </EmptyState>
-        ) : (
-          <ol className="review-list">
-            {reviews.items.map((review) => (
-              <li key={review.id}>
-                <CompanyReview review={review} />
-              </li>
-            ))}
-          </ol>
-        )}
-        {reviews.next ? (
-          <Link className="more-link" to={paths.company(company.id, reviews.next)}>
-            Older reviews
-          </Link>
-        ) : null}
+        <ReviewList
+          reviews={reviews}
+          card={CompanyReview}
+          empty={
+            <EmptyState title={signedIn ? messages.noReviewsYet : messages.noCompanyReviews}>
+              {signedIn ? null : (
+                <AddPrompt
+                  to={paths.reviewCompany(company.id)}
+                  label="Add review"
+                  signedOutAction="write the first review"
+                />
+              )}
+            </EmptyState>
+          }
+          olderHref={(before) => paths.company(company.id, before)}
+        />
       </section>
     </article>
   );

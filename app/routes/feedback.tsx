@@ -1,6 +1,6 @@
 import { Form, useNavigation } from "react-router";
 import type { Route } from "./+types/feedback.ts";
-import { Field, FormMessage } from "#app/components/form.tsx";
+import { Field, FormMessage, TextAreaField } from "#app/components/form.tsx";
 import { feedbackMessages, feedbackSchema, sendFeedback } from "#app/domain/feedback.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
@@ -69,29 +69,22 @@ export default function FeedbackPage({ actionData }: Route.ComponentProps) {
           defaultValue={value("subject")}
           error={failure?.fieldErrors?.subject}
         />
-        <div className={failure?.fieldErrors?.message ? "field invalid" : "field"}>
-          <label htmlFor="message">Message</label>
-          <textarea
-            id="message"
-            name="message"
-            rows={6}
-            required
-            maxLength={feedbackLengths.message}
-            defaultValue={value("message")}
-            aria-invalid={failure?.fieldErrors?.message ? true : undefined}
-          />
-          {failure?.fieldErrors?.message ? <p className="field-error">{failure.fieldErrors.message}</p> : null}
-        </div>
-        <div className="field">
-          <label htmlFor="comment">Comment (optional)</label>
-          <textarea
-            id="comment"
-            name="comment"
-            rows={3}
-            maxLength={feedbackLengths.comment}
-            defaultValue={value("comment")}
-          />
-        </div>
+        <TextAreaField
+          label="Message"
+          name="message"
+          rows={6}
+          required
+          maxLength={feedbackLengths.message}
+          defaultValue={value("message")}
+          error={failure?.fieldErrors?.message}
+        />
+        <TextAreaField
+          label="Comment (optional)"
+          name="comment"
+          rows={3}
+          maxLength={feedbackLengths.comment}
+          defaultValue={value("comment")}
+        />
         <div className="honeypot" aria-hidden="true">
           <label htmlFor={honeypot}>Leave this empty</label>
           <input id={honeypot} name={honeypot} type="text" tabIndex={-1} autoComplete="off" />

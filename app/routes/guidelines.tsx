@@ -37,8 +37,11 @@ export default function GuidelinesPage() {
       </ul>
       <h2>Moderation</h2>
       <p>
-        Reviews that break these rules may be removed by moderators. In the future, managers may be able to reply to
-        reviews from a verified account; a reply never reveals who wrote the review.
+        Reviews that break these rules may be removed by moderators. Anyone can report a review with the Report link
+        under it, signed in or not. Every decision is published in the{" "}
+        <Link to={paths.moderationLog()}>moderation log</Link> with its reason and a statement of reasons; a removed
+        review leaves a marker in its place and no longer counts in the ratings. In the future, managers may be able to
+        reply to reviews from a verified account; a reply never reveals who wrote the review.
       </p>
       <h2>Your anonymity and your data</h2>
       <p>

@@ -5,8 +5,7 @@ import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
-import { ManagerReview } from "#app/components/review-card.tsx";
-import { database } from "#app/db/database.server.ts";
+import { ManagerReview, ReviewList } from "#app/components/review-card.tsx";
 import { findManager, managerReviews } from "#app/domain/managers.server.ts";
 import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
@@ -16,10 +15,11 @@ import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 const addReview = "Add a review";
 import { managerCriteriaGroups, managerYesNo, yesNoFlags } from "#app/lib/ratings.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.managerId);
-  const { db } = database();
+  const db = readerFor(request);
   const manager = id === undefined ? undefined : await findManager(db, id);
   if (!manager) return data({ manager: null, reviews: null }, { status: 404 });
   const before = new URL(request.url).searchParams.get("before");
@@ -101,30 +101,22 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
 
       <section aria-labelledby="reviews-heading" className="reviews">
         <h2 id="reviews-heading">Reviews</h2>
-        {reviews.items.length === 0 ? (
-          <EmptyState title={signedIn ? messages.noReviewsYet : messages.noManagerReviews}>
-            {signedIn ? null : (
-              <AddPrompt
-                to={paths.reviewManager(manager.id)}
-                label={addReview}
-                signedOutAction="write the first review"
-              />
-            )}
-          </EmptyState>
-        ) : (
-          <ol className="review-list">
-            {reviews.items.map((review) => (
-              <li key={review.id}>
-                <ManagerReview review={review} />
-              </li>
-            ))}
-          </ol>
-        )}
-        {reviews.next ? (
-          <Link className="more-link" to={paths.manager(manager.id, reviews.next)}>
-            Older reviews
-          </Link>
-        ) : null}
+        <ReviewList
+          reviews={reviews}
+          card={ManagerReview}
+          empty={
+            <EmptyState title={signedIn ? messages.noReviewsYet : messages.noManagerReviews}>
+              {signedIn ? null : (
+                <AddPrompt
+                  to={paths.reviewManager(manager.id)}
+                  label={addReview}
+                  signedOutAction="write the first review"
+                />
+              )}
+            </EmptyState>
+          }
+          olderHref={(before) => paths.manager(manager.id, before)}
+        />
         {signedIn ? (
           <p>
             <Link to={paths.reviewManager(manager.id)} className="button">

@@ -3,19 +3,19 @@ import { data, Link } from "react-router";
 import type { Route } from "./+types/managers.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
-import { database } from "#app/db/database.server.ts";
 import { companyManagers } from "#app/domain/managers.server.ts";
 import { plural } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 export async function loader({ request }: Route.LoaderArgs) {
   const company = await companyOfQuery(request);
   if (!company) return data({ company: null, managers: null }, { status: 404 });
   const after = new URL(request.url).searchParams.get("after");
-  const managers = await companyManagers(database().db, company.id, after);
+  const managers = await companyManagers(readerFor(request), company.id, after);
   return { company: { id: company.id, name: company.name }, managers };
 }
 

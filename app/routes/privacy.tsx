@@ -44,6 +44,11 @@ export default function PrivacyPage() {
         An account holds an e-mail address and a password hash (argon2id). Deleting your account deletes both; your
         reviews stay published, because they were never linked to your account.
       </p>
+      <h2>Reports</h2>
+      <p>
+        A report of a review stores the review, the reason and your explanation, never who you are. If you leave an
+        e-mail address for the decision, we use it once to send the decision and then erase it.
+      </p>
       <h2>Logs</h2>
       <p>
         {messages.ipLogged} We log a keyed hash of the address for rate limiting, never next to a review, and delete it

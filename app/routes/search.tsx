@@ -4,7 +4,6 @@ import type { Route } from "./+types/search.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AboutText, SidePanel } from "#app/components/side-panel.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
-import { database } from "#app/db/database.server.ts";
 import { searchCompanies } from "#app/domain/companies.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
 import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
@@ -14,6 +13,9 @@ import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "#app/db/schema.ts";
 
 export function loader({ request }: Route.LoaderArgs) {
   const url = new URL(request.url);
@@ -22,7 +24,7 @@ export function loader({ request }: Route.LoaderArgs) {
   const country = isCountryCode(countryParam) ? countryParam : "";
   const q = (url.searchParams.get("q") ?? "").slice(0, 100);
   const after = url.searchParams.get("after");
-  return search({ kind, country, q, after }).then((results) => ({
+  return search(readerFor(request), { kind, country, q, after }).then((results) => ({
     kind,
     country,
     q,
@@ -32,9 +34,11 @@ export function loader({ request }: Route.LoaderArgs) {
 }
 
 /** Searching runs only once a country is chosen and a term is typed. */
-async function search(query: { kind: SearchKind; country: string; q: string; after: string | null }) {
+async function search(
+  db: Kysely<Database>,
+  query: { kind: SearchKind; country: string; q: string; after: string | null },
+) {
   if (!query.country || !query.q.trim()) return null;
-  const { db } = database();
   if (query.kind === "manager") {
     return {
       kind: "manager" as const,

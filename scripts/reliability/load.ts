@@ -7,18 +7,16 @@
 // share with the forms (30 an hour). Production limits are unchanged.
 // Run `npm run build` first. Usage: node scripts/reliability/load.ts [--seconds 60] [--clients 200] [--engine …]
 import { parseArgs } from "node:util";
-import { apiRateLimits, rateLimits } from "#app/lib/rate-limit.server.ts";
 import {
   cleanUp,
   createDatabase,
   type Engine,
   freePort,
-  newClientIp,
   newSecret,
   type Outcome,
   printProblems,
   quantile,
-  sleep,
+  runClients,
   spawnServer,
   verifyWrites,
   waitForHealth,
@@ -35,8 +33,6 @@ const { values: options } = parseArgs({
 const seconds = Number(options.seconds);
 const clients = Number(options.clients);
 const engines = (options.engine ?? ["sqlite", "postgres"]) as Engine[];
-// Most writes are reviews, so a client's writes stay below the smaller of the two limits they count against.
-const writeLimit = Math.min(apiRateLimits.apiWrite.points, rateLimits.review.points) - 5;
 
 async function runEngine(engine: Engine) {
   const database = await createDatabase(engine, "load");
@@ -52,20 +48,7 @@ async function runEngine(engine: Engine) {
     await workload.discover();
     const deadline = Date.now() + seconds * 1000;
     const started = performance.now();
-    const load = Array.from({ length: clients }, async (_, index) => {
-      const ip = newClientIp();
-      const email = writers[index];
-      let writes = 0;
-      // Spread the first requests over a second, as clients arriving would.
-      await sleep(Math.random() * 1000);
-      while (Date.now() < deadline) {
-        if (email && writes < writeLimit && Math.random() < 0.25) {
-          writes += 1;
-          await workload.write(email, ip);
-        } else await workload.read(ip);
-      }
-    });
-    await Promise.all(load);
+    await runClients(workload, writers, clients, deadline);
     const elapsed = (performance.now() - started) / 1000;
     server.child.kill("SIGTERM");
     const code = await server.exited;

@@ -5,11 +5,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { apiRateLimits, rateLimits } from "#app/lib/rate-limit.server.ts";
 import { companyJson, companyReviewJson, managerJson, managerReviewJson } from "#tests/support/payloads.ts";
 import {
   checkAggregates,
   freePort,
   readDatabase,
+  sleep,
   spawnServer as spawnHarnessServer,
   type ThrowawayDatabase,
 } from "#tests/support/server.ts";
@@ -195,7 +197,11 @@ export type OwnPostgres = {
   remove: () => void;
 };
 
-export async function createOwnPostgres(label: string): Promise<OwnPostgres> {
+/**
+ * With `replicaOf`, the cluster is a streaming replica of that one instead of a new cluster: a copy made with
+ * pg_basebackup (-R writes the connection to the primary and standby.signal), started read-only on a port of its own.
+ */
+export async function createOwnPostgres(label: string, from: { replicaOf?: OwnPostgres } = {}): Promise<OwnPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `candor-${label}-pg-`));
   const data = path.join(dir, "data");
   const asPostgres = process.getuid?.() === 0;
@@ -207,7 +213,12 @@ export async function createOwnPostgres(label: string): Promise<OwnPostgres> {
   };
   const run = (name: string, args: string[]) => promisify(execFile)(...command(name, args));
   const port = await freePort();
-  await run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-instructions"]);
+  if (from.replicaOf) {
+    const source = ["-h", "127.0.0.1", "-p", String(from.replicaOf.port), "-U", "postgres"];
+    await run("pg_basebackup", [...source, "-D", data, "-R", "-X", "stream", "-c", "fast"]);
+  } else {
+    await run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-instructions"]);
+  }
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=60`;
   const pgCtl = (args: string[]) => ["-D", data, "-w", "-t", "60", ...args];
   let running = false;
@@ -383,6 +394,30 @@ export class Workload {
     }
     return outcome;
   }
+}
+
+/**
+ * `clients` load clients until `deadline`, each a client address of its own; the first ones write too, as
+ * `writers[index]`, a quarter of their requests, and stay within the write limits their writes count against (the
+ * API's and the review limit it shares with the forms, less a margin). Production limits are unchanged.
+ */
+export async function runClients(workload: Workload, writers: string[], clients: number, deadline: number) {
+  const writeLimit = Math.min(apiRateLimits.apiWrite.points, rateLimits.review.points) - 5;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, index) => {
+      const ip = newClientIp();
+      const email = writers[index];
+      let writes = 0;
+      // Spread the first requests over a second, as clients arriving would.
+      await sleep(Math.random() * 1000);
+      while (Date.now() < deadline) {
+        if (email && writes < writeLimit && Math.random() < 0.25) {
+          writes += 1;
+          await workload.write(email, ip);
+        } else await workload.read(ip);
+      }
+    }),
+  );
 }
 
 type Page = { items: Array<{ id: number }> };

@@ -53,6 +53,13 @@ function fields(answer: Answer): string[] {
   return ((answer.body as Problem).errors ?? []).map((error) => error.field);
 }
 
+/** The one-time review key a review write answers with: 22 base64url characters (128 random bits). */
+function reviewKeyOf(answer: Answer): string {
+  const key = (answer.body as { review_key?: unknown }).review_key;
+  assert.ok(typeof key === "string" && /^[A-Za-z0-9_-]{22}$/.test(key), `no review key in ${answer.text}`);
+  return key;
+}
+
 function assertStatus(answer: Answer, status: number): void {
   assert.equal(answer.status, status, `${answer.url.pathname}${answer.url.search}: ${answer.text.slice(0, 400)}`);
 }
@@ -361,7 +368,7 @@ describe("authenticated writes", () => {
     const created = await api.post(`/api/v1/companies/${demo.company.id}/reviews`, body, auth);
     assertStatus(created, 201);
     assertClosedWrite(created);
-    assert.deepEqual(created.body, { ok: true });
+    assert.deepEqual(created.body, { ok: true, review_key: reviewKeyOf(created) });
     assertStatus(await api.post(`/api/v1/companies/${unknownId}/reviews`, body, auth), 404);
     const badId = await api.post("/api/v1/companies/abc/reviews", body, auth);
     assertStatus(badId, 400);
@@ -759,7 +766,7 @@ describe("batched publication (the default)", () => {
 
     const added = await client.post("/api/v1/companies", { company: newCompany(), review: companyReview() }, author);
     assertStatus(added, 202);
-    assert.deepEqual(added.body, { status: "queued", note: note("company") });
+    assert.deepEqual(added.body, { status: "queued", note: note("company"), review_key: reviewKeyOf(added) });
     const company = newCompany();
     const atNew = { company, manager: newManager(), review: managerReview() };
     assertStatus(await client.post("/api/v1/managers", atNew, author), 202);
@@ -783,6 +790,106 @@ describe("batched publication (the default)", () => {
     });
     assert.equal(published.trim(), "Published 0 reviews; 2 held.");
     fs.rmSync(keyDir, { recursive: true, force: true });
+  });
+});
+
+describe("reports and moderation", () => {
+  it("takes a report from anyone, refuses the queue and decisions without the role, and logs a moderator's", async () => {
+    const reviews = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    const reviewId = reviews.items[0]!.id;
+    const report = { reason: "spam", explanation: "An advertisement." };
+    api.contract.assertRequestBody("POST", "/api/v1/reviews/{reviewId}/reports", report);
+    const reported = await api.post(`/api/v1/reviews/${reviewId}/reports`, report);
+    assertStatus(reported, 201);
+    assertClosedWrite(reported);
+    assertStatus(await api.post("/api/v1/reviews/no-such-review/reports", report), 404);
+    const badAddress = await api.post(`/api/v1/reviews/${reviewId}/reports`, { ...report, contactEmail: "nope" });
+    assertStatus(badAddress, 400);
+    assert.deepEqual(fields(badAddress), ["contactEmail"]);
+
+    // A normal account: 403 on the queue and on decisions; no account: 401.
+    assertStatus(await api.get("/api/v1/moderation/queue", auth), 403);
+    assertStatus(await api.get("/api/v1/moderation/queue"), 401);
+    const removal = { reviewId, action: "remove", reason: "spam", statement: "Advertising, not a review." };
+    api.contract.assertRequestBody("POST", "/api/v1/moderation/decisions", removal);
+    assertStatus(await api.post("/api/v1/moderation/decisions", removal, auth), 403);
+
+    // A moderator, granted from the command line.
+    const moderator = await api.newAccount(server.databaseUrl);
+    execFileSync(process.execPath, ["scripts/admin.ts", "grant", "moderator", moderator.email], {
+      env: { PATH: process.env.PATH, DATABASE_URL: server.databaseUrl, LOG_LEVEL: "warn" },
+    });
+    const as = { token: moderator.accessToken };
+    const queue = await api.get("/api/v1/moderation/queue", as);
+    assertStatus(queue, 200);
+    assertClosedWrite(queue);
+    const items = (queue.body as { items: Array<{ reviewId: string }> }).items;
+    assert.ok(items.some((item) => item.reviewId === reviewId));
+    const removed = await api.post("/api/v1/moderation/decisions", removal, as);
+    assertStatus(removed, 201);
+    assertStatus(await api.post("/api/v1/moderation/decisions", removal, as), 409);
+    const noReason = await api.post("/api/v1/moderation/decisions", { ...removal, reason: null }, as);
+    assertStatus(noReason, 400);
+    assert.deepEqual(fields(noReason), ["reason"]);
+
+    const log = await api.get("/api/v1/moderation/decisions");
+    assertStatus(log, 200);
+    await assertPublicRead(log);
+    const decision = (removed.body as { id: number }).id;
+    const entries = (log.body as { items: Array<{ decision: number; statement: string }> }).items;
+    assert.equal(entries[0]?.decision, decision);
+    assert.ok(!log.text.includes(moderator.email));
+    const page = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    assert.equal(page.items[0]?.id, reviewId);
+    assert.equal((page.items[0] as { removed?: { decision: number } }).removed?.decision, decision);
+
+    const restore = { reviewId, action: "restore", statement: "Kept after all." };
+    assertStatus(await api.post("/api/v1/moderation/decisions", restore, as), 201);
+
+    const figures = await api.get("/api/v1/transparency");
+    assertStatus(figures, 200);
+    await assertPublicRead(figures);
+    const months = (figures.body as { months: Array<{ decisions: { remove: number; restore: number } }> }).months;
+    assert.ok(months[0]!.decisions.remove >= 1 && months[0]!.decisions.restore >= 1);
+  });
+
+  it("lets the holder of a review key appeal its removal and withdraw it, without an account", async () => {
+    const body = companyReview({ review_text: "Clear goals and a fair review process every quarter." });
+    const created = await api.post(`/api/v1/companies/${demo.company.id}/reviews`, body, auth);
+    assertStatus(created, 201);
+    const key = reviewKeyOf(created);
+    const reviews = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    const reviewId = reviews.items.find((item) => item.text === body.review_text)?.id;
+    assert.ok(reviewId, "the new review is not on its company's first page");
+
+    const appeal = { action: "appeal", key, statement: "This is my own experience." };
+    api.contract.assertRequestBody("POST", "/api/v1/review-key", appeal);
+    // The review stands: there is nothing to appeal yet.
+    assertStatus(await api.post("/api/v1/review-key", appeal), 409);
+    const moderator = await api.newAccount(server.databaseUrl);
+    execFileSync(process.execPath, ["scripts/admin.ts", "grant", "moderator", moderator.email], {
+      env: { PATH: process.env.PATH, DATABASE_URL: server.databaseUrl, LOG_LEVEL: "warn" },
+    });
+    const removal = { reviewId, action: "remove", reason: "fake", statement: "Reads like a template." };
+    assertStatus(await api.post("/api/v1/moderation/decisions", removal, { token: moderator.accessToken }), 201);
+
+    const appealed = await api.post("/api/v1/review-key", appeal);
+    assertStatus(appealed, 201);
+    assertClosedWrite(appealed);
+    assert.ok((appealed.body as { id: number }).id > 0);
+    const unknownKey = await api.post("/api/v1/review-key", { ...appeal, key: "A".repeat(22) });
+    assertStatus(unknownKey, 404);
+    const noStatement = await api.post("/api/v1/review-key", { action: "appeal", key });
+    assertStatus(noStatement, 400);
+    assert.deepEqual(fields(noStatement), ["statement"]);
+
+    const withdrawn = await api.post("/api/v1/review-key", { action: "withdraw", key });
+    assertStatus(withdrawn, 200);
+    assert.deepEqual(withdrawn.body, { withdrawn: true });
+    // The key opened one review, now gone with it.
+    assertStatus(await api.post("/api/v1/review-key", { action: "withdraw", key }), 404);
+    const remaining = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
+    assert.ok(!remaining.items.some((item) => item.id === reviewId));
   });
 });
 

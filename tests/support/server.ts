@@ -293,7 +293,8 @@ export async function checkAggregates(
     const rows = await readDatabase(
       database,
       `select s.id, ${columns.map(([column, fresh], index) => `s.${column}, ${fresh} as fresh_${index}`).join(", ")}
-       from ${table} s left join ${reviews} r on r.${key} = s.id
+       from ${table} s left join ${reviews} r
+         on r.${key} = s.id and r.id not in (select review_id from removed_reviews)
        ${ids ? `where s.id in (${ids.map(Number).join(",")})` : ""} group by s.id`,
     );
     checked[table] = rows.length;

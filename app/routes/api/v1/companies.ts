@@ -6,11 +6,12 @@ import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
 import { readRawBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 /** GET /api/v1/companies?country=US&q=acme[&after=…]: the same search as the search page. */
 export const loader = apiRead(async ({ request }) => {
   const query = searchQuerySchema.parse(queryOf(request));
-  return searchCompanies(database().db, { country: query.country, term: query.q, after: query.after ?? null });
+  return searchCompanies(readerFor(request), { country: query.country, term: query.q, after: query.after ?? null });
 });
 
 /** POST /api/v1/companies: a company with its first review. */

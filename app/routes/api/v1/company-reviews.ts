@@ -5,6 +5,7 @@ import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 function companyId(params: Record<string, string | undefined>): number {
   return parseIdParam("companyId", params.companyId);
@@ -14,8 +15,9 @@ function companyId(params: Record<string, string | undefined>): number {
 export const loader = apiRead(async ({ params, request }) => {
   const id = companyId(params);
   const { before } = reviewPageQuerySchema.parse(queryOf(request));
-  if (!(await findCompany(database().db, id))) throw new ApiProblem(404, messages.noCompanyFound);
-  return companyReviews(database().db, id, before ?? null);
+  const db = readerFor(request);
+  if (!(await findCompany(db, id))) throw new ApiProblem(404, messages.noCompanyFound);
+  return companyReviews(db, id, before ?? null);
 });
 
 /** POST /api/v1/companies/{id}/reviews: a review of the company. */

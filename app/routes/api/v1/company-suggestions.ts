@@ -1,8 +1,8 @@
-import { database } from "#app/db/database.server.ts";
 import { queryOf, suggestionQuerySchema } from "#app/domain/api-input.server.ts";
 import { companySuggestions, suggestionLimit, suggestionMinLength } from "#app/domain/contributions.server.ts";
 import { apiRead, readOnlyAction } from "#app/http/api.server.ts";
 import { countryName } from "#app/lib/countries.server.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 /**
  * GET /api/v1/companies/suggestions?q=…: companies like the name being added (possible duplicates), for the
@@ -10,7 +10,7 @@ import { countryName } from "#app/lib/countries.server.ts";
  */
 export const loader = apiRead(async ({ request }) => {
   const { q } = suggestionQuerySchema.parse(queryOf(request));
-  const suggestions = await companySuggestions(database().db, q ?? "");
+  const suggestions = await companySuggestions(readerFor(request), q ?? "");
   return {
     min_length: suggestionMinLength,
     limit: suggestionLimit,

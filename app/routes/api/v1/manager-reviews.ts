@@ -5,6 +5,7 @@ import { findManager, managerReviews } from "#app/domain/managers.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 function managerId(params: Record<string, string | undefined>): number {
   return parseIdParam("managerId", params.managerId);
@@ -14,8 +15,9 @@ function managerId(params: Record<string, string | undefined>): number {
 export const loader = apiRead(async ({ params, request }) => {
   const id = managerId(params);
   const { before } = reviewPageQuerySchema.parse(queryOf(request));
-  if (!(await findManager(database().db, id))) throw new ApiProblem(404, messages.noManagerProfileFound);
-  return managerReviews(database().db, id, before ?? null);
+  const db = readerFor(request);
+  if (!(await findManager(db, id))) throw new ApiProblem(404, messages.noManagerProfileFound);
+  return managerReviews(db, id, before ?? null);
 });
 
 /** POST /api/v1/managers/{id}/reviews: one review per user per manager (409 for a second). */

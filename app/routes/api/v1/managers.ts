@@ -6,11 +6,12 @@ import { searchManagers } from "#app/domain/managers.server.ts";
 import { readRawBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 
 /** GET /api/v1/managers?country=US&q=jane[&after=…]: first name, last name or both. */
 export const loader = apiRead(async ({ request }) => {
   const query = searchQuerySchema.parse(queryOf(request));
-  return searchManagers(database().db, { country: query.country, term: query.q, after: query.after ?? null });
+  return searchManagers(readerFor(request), { country: query.country, term: query.q, after: query.after ?? null });
 });
 
 /** POST /api/v1/managers: a manager at an existing (company_id) or new (company) company, with the first review. */

@@ -1,0 +1,104 @@
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+
+/**
+ * PostgreSQL's LISTEN/NOTIFY as the change channel between server processes (app/lib/data-version.server.ts).
+ * One channel per schema, since notifications span the whole database like advisory locks. The payload is the
+ * primary's write-ahead-log position after the change (for a process reading from a replica to wait until its
+ * replica has replayed that far): no author, no review, no time.
+ */
+
+const channelPrefix = "candor_changes:";
+
+export type Listener = { close: () => Promise<void> };
+
+type ListenerEvents = {
+  /** A change committed somewhere, with the primary's WAL position (empty when unknown). */
+  changed: (position: string) => void;
+  /** The channel is listening (true) or lost (false); while lost, changes elsewhere go unheard. */
+  connected: (up: boolean) => void;
+  failed: (error: unknown) => void;
+};
+
+/**
+ * Listens on a connection of its own, and reconnects (after 0.5 s, then up to 5 s apart) whenever it is lost.
+ */
+export function listenForChanges(url: string, events: ListenerEvents): Listener {
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let attempts = 0;
+
+  function lost(error: unknown) {
+    if (closed) return;
+    events.connected(false);
+    if (error) events.failed(error);
+    const current = client;
+    client = undefined;
+    current?.removeAllListeners();
+    current?.on("error", () => {});
+    void current?.end().catch(() => {});
+    attempts += 1;
+    retry = setTimeout(connect, Math.min(500 * attempts, 5_000));
+  }
+
+  async function connect() {
+    if (closed) return;
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    client = next;
+    next.on("error", (error) => lost(error));
+    next.on("end", () => client === next && lost(undefined));
+    next.on("notification", (message) => events.changed(message.payload ?? ""));
+    try {
+      await next.connect();
+      const { rows } = await next.query<{ schema: string }>("select current_schema() as schema");
+      await next.query(`listen ${next.escapeIdentifier(channelPrefix + rows[0]!.schema)}`);
+      if (client !== next || closed) return;
+      attempts = 0;
+      events.connected(true);
+    } catch (error) {
+      if (client === next) lost(error);
+    }
+  }
+
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      const current = client;
+      client = undefined;
+      current?.removeAllListeners();
+      current?.on("error", () => {});
+      await current?.end().catch(() => {});
+    },
+  };
+}
+
+/** Tells every listening process that public data changed; run after the change committed, never inside it. */
+export async function notifyChanged(db: Kysely<any>): Promise<void> {
+  await sql`select pg_notify(${channelPrefix} || current_schema(), pg_current_wal_lsn()::text)`.execute(db);
+}
+
+/** The primary's current WAL position, for a change announced through another channel (Redis). */
+export async function walPosition(db: Kysely<any>): Promise<string> {
+  const { rows } = await sql<{ position: string }>`select pg_current_wal_lsn()::text as position`.execute(db);
+  return rows[0]!.position;
+}
+
+/**
+ * Waits until the replica behind `replica` has replayed the primary's WAL up to `position`, checking every 10 ms,
+ * for at most `timeoutMs`; answers whether it got there. A replica that lags longer is reported by the caller.
+ */
+export async function waitForReplay(replica: Kysely<any>, position: string, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql<{
+      done: boolean | null;
+    }>`select pg_last_wal_replay_lsn() >= ${position}::pg_lsn as done`.execute(replica);
+    // null: not a replica at all (DATABASE_READ_URL names the primary), so nothing to wait for.
+    if (rows[0]?.done !== false) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

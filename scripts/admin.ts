@@ -1,0 +1,89 @@
+// `npm run admin -- COMMAND …`: moderation from the command line (docs/moderation.md). Honours DATABASE_URL.
+//   grant moderator|admin EMAIL     give an account a role (it is shown by a pseudonym, never its e-mail)
+//   revoke EMAIL                    take every role from an account
+//   reports                         list the open reports, grouped per review, oldest first
+//   remove REVIEW_ID REASON "statement of reasons"
+//   keep REVIEW_ID "statement of reasons"
+//   restore REVIEW_ID "statement of reasons"
+import { openDatabase } from "#app/db/connection.server.ts";
+import { migrateToLatest } from "#app/db/migrate.server.ts";
+import { decide, decisionSchema, grantRole, moderationQueue, revokeRole } from "#app/domain/moderation.server.ts";
+import { env } from "#app/lib/env.server.ts";
+import { isReportReason, moderationRoles, type ModerationRole, reportReasonCodes } from "#app/lib/moderation.ts";
+import { announceChange } from "#server/shared-state.ts";
+
+const usage = `Usage: npm run admin -- COMMAND
+  grant moderator|admin EMAIL
+  revoke EMAIL
+  reports
+  remove REVIEW_ID REASON "statement of reasons"   (REASON: ${reportReasonCodes.join(", ")})
+  keep REVIEW_ID "statement of reasons"
+  restore REVIEW_ID "statement of reasons"`;
+
+/** What the log shows as the author of a decision taken here. */
+const operator = "Operator";
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (!command || command === "--help" || command === "-h") {
+  console.log(usage);
+  process.exit(command ? 0 : 2);
+}
+
+const handle = openDatabase(env().DATABASE_URL);
+try {
+  await migrateToLatest(handle.db);
+  const db = handle.db;
+  switch (command) {
+    case "grant": {
+      const [role, email] = args;
+      if (!moderationRoles.includes(role as ModerationRole) || !email) fail("grant needs a role and an e-mail.");
+      const granted = await grantRole(db, email, role as ModerationRole);
+      console.log(`${email} is now ${granted.role}, shown as "${granted.pseudonym}".`);
+      break;
+    }
+    case "revoke": {
+      const [email] = args;
+      if (!email) fail("revoke needs an e-mail.");
+      console.log((await revokeRole(db, email)) ? `${email} has no role any more.` : `${email} had no role.`);
+      break;
+    }
+    case "reports": {
+      const queue = await moderationQueue(db);
+      if (queue.length === 0) console.log("No open reports.");
+      for (const item of queue) {
+        const reasons = item.reports.map((report) => report.reason).join(", ");
+        console.log(
+          `${item.reviewId}  ${item.subjectName} (${item.subjectPath})  since ${item.firstReceived}: ${reasons}`,
+        );
+      }
+      break;
+    }
+    case "remove":
+    case "keep":
+    case "restore": {
+      const [reviewId, ...rest] = args;
+      const reason = command === "remove" ? rest.shift() : undefined;
+      if (!reviewId) fail(`${command} needs a review id.`);
+      if (command === "remove" && !isReportReason(reason)) fail(`Unknown reason "${reason ?? ""}".`);
+      const parsed = decisionSchema.safeParse({ action: command, reason: reason ?? null, statement: rest.join(" ") });
+      if (!parsed.success) fail(parsed.error.issues.map((issue) => issue.message).join(" "));
+      const decision = await decide(db, reviewId, parsed.data, operator);
+      console.log(`Decision ${decision.id}: ${command} ${reviewId}.`);
+      break;
+    }
+    default:
+      fail(`Unknown command "${command}".`);
+  }
+  // A decision may have changed public pages: the running servers' page caches let go of them.
+  await announceChange(handle, env().REDIS_URL);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+} finally {
+  await handle.close();
+}

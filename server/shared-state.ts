@@ -1,0 +1,135 @@
+import type { Logger } from "pino";
+import {
+  listenForChanges,
+  notifyChanged,
+  waitForReplay,
+  walPosition,
+  type Listener,
+} from "#app/db/change-channel.server.ts";
+import type { DatabaseHandle } from "#app/db/connection.server.ts";
+import { databaseId } from "#app/domain/publication.server.ts";
+import { announceChangesWith, changedElsewhere, channelConnected, coalesced } from "#app/lib/data-version.server.ts";
+import { keepRateLimitsIn } from "#app/lib/rate-limit.server.ts";
+import { connectRedis, subscribe } from "#app/lib/redis.server.ts";
+
+/**
+ * What every server process must agree on, wired at start-up (docs/deploy.md):
+ * - rate-limit counters: in Redis when REDIS_URL is set, else in PostgreSQL's `rate_limits` table, else (SQLite,
+ *   one process) in memory;
+ * - the change channel that empties every process's page cache when public data changes: Redis pub/sub, or
+ *   PostgreSQL LISTEN/NOTIFY, sent after the commit and coalesced; none on SQLite.
+ * Answers what stops it.
+ */
+export async function startSharedState(options: {
+  handle: DatabaseHandle;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  logger: Logger;
+}): Promise<{ stop: () => Promise<void> }> {
+  const { handle, databaseUrl, redisUrl, logger } = options;
+  const { db, engine } = handle;
+
+  /** A change heard on the channel: with a replica, counted once the replica has replayed it. */
+  async function heard(position: string) {
+    if (handle.replica && position) {
+      const caughtUp = await waitForReplay(handle.read, position).catch(() => false);
+      if (!caughtUp) logger.warn("the read replica is more than 5 s behind the primary");
+    }
+    changedElsewhere();
+  }
+  const onHeard = (position: string) => {
+    void heard(position);
+  };
+  const onConnected = (up: boolean) => {
+    channelConnected(up);
+    if (!up) logger.warn("the change channel is lost: cached pages are not served until it is back");
+  };
+  const onSendFailed = (error: unknown) =>
+    logger.warn({ err: error }, "could not announce a change to other processes");
+
+  if (redisUrl) {
+    channelConnected(false);
+    const prefix = await redisPrefix(db);
+    const client = connectRedis(redisUrl);
+    // Commands fail while Redis is not connected: wait (5 s at most) so that the first requests find it ready.
+    await untilReady(client, 5_000);
+    keepRateLimitsIn({ kind: "redis", client, prefix });
+    const channel = changesChannel(prefix);
+    const subscriber = subscribe(redisUrl, channel, { changed: onHeard, connected: onConnected });
+    announceChangesWith(coalesced(() => publishChange(client, channel, handle), onSendFailed));
+    return {
+      async stop() {
+        announceChangesWith(undefined);
+        await subscriber.close();
+        client.disconnect();
+        keepRateLimitsIn({ kind: "memory" });
+      },
+    };
+  }
+
+  if (engine === "postgres" && handle.pool) {
+    keepRateLimitsIn({ kind: "postgres", pool: handle.pool });
+    channelConnected(false);
+    const listener: Listener = listenForChanges(databaseUrl, {
+      changed: onHeard,
+      connected: onConnected,
+      failed: (error) => logger.warn({ err: error }, "the change channel failed"),
+    });
+    announceChangesWith(coalesced(() => notifyChanged(db), onSendFailed));
+    return {
+      async stop() {
+        announceChangesWith(undefined);
+        await listener.close();
+        keepRateLimitsIn({ kind: "memory" });
+      },
+    };
+  }
+
+  keepRateLimitsIn({ kind: "memory" });
+  return { stop: async () => {} };
+}
+
+/** This site's keys in a shared Redis: under the database's random id. */
+async function redisPrefix(db: DatabaseHandle["db"]): Promise<string> {
+  return `candor:${await databaseId(db)}:`;
+}
+
+const changesChannel = (prefix: string) => `${prefix}changes`;
+
+async function publishChange(
+  client: { publish: (channel: string, message: string) => Promise<unknown> },
+  channel: string,
+  handle: DatabaseHandle,
+) {
+  await client.publish(channel, handle.engine === "postgres" ? await walPosition(handle.db) : "");
+}
+
+/**
+ * For a command run beside the servers (`npm run reviews:publish`, `npm run admin`): tells every server process that
+ * public data changed, once, and waits until it is sent. Nothing on SQLite, where no other process listens.
+ */
+export async function announceChange(handle: DatabaseHandle, redisUrl: string | undefined): Promise<void> {
+  if (redisUrl) {
+    const client = connectRedis(redisUrl);
+    try {
+      await untilReady(client, 5_000);
+      await publishChange(client, changesChannel(await redisPrefix(handle.db)), handle);
+    } finally {
+      client.disconnect();
+    }
+  } else if (handle.engine === "postgres") {
+    await notifyChanged(handle.db);
+  }
+}
+
+/** Resolves once `client` is ready, or after `timeoutMs` (a Redis still down is then retried in the background). */
+function untilReady(client: ReturnType<typeof connectRedis>, timeoutMs: number): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    client.once("ready", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,154 @@
+// Two server processes on one PostgreSQL schema, as behind a proxy: they share rate-limit counters (in PostgreSQL,
+// or in Redis when REDIS_URL is set), the counters outlive a restart, and a change published through one process
+// reaches the other's page cache within a second (LISTEN/NOTIFY, or Redis pub/sub).
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { companyReview, password } from "./support/api.ts";
+import { newClientIp, newEmail, Visitor } from "./support/http.ts";
+import {
+  cleanUp,
+  createDatabase,
+  freePort,
+  newSecret,
+  type ServerProcess,
+  publishQueued,
+  spawnServer,
+  type ThrowawayDatabase,
+  waitForHealth,
+} from "../support/server.ts";
+
+const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
+
+type Node = { baseURL: string; port: number; server: ServerProcess };
+
+for (const channel of ["postgres", "redis"] as const) {
+  describe(`two processes sharing state through ${channel === "redis" ? "Redis" : "PostgreSQL"}`, () => {
+    let database: ThrowawayDatabase;
+    const secret = newSecret();
+    const nodes: Node[] = [];
+
+    function settings(port: number, demo: "always" | "never"): Record<string, string> {
+      return {
+        AUTH_SECRET: secret,
+        DEMO_DATA: demo,
+        TRUSTED_PROXIES: "127.0.0.1",
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        ...(channel === "redis" ? { REDIS_URL: redisUrl } : {}),
+      };
+    }
+
+    async function startNode(
+      demo: "always" | "never",
+      port?: number,
+      extra: Record<string, string> = {},
+    ): Promise<Node> {
+      const chosen = port ?? (await freePort());
+      const server = spawnServer(database, chosen, { ...settings(chosen, demo), ...extra });
+      const baseURL = `http://127.0.0.1:${chosen}`;
+      await waitForHealth(baseURL, server, 30_000);
+      return { baseURL, port: chosen, server };
+    }
+
+    before(async () => {
+      database = await createDatabase("postgres", `multi-${channel}`);
+      // The first loads the demo data; the second starts on the same schema once it is there.
+      nodes.push(await startNode("always"));
+      nodes.push(await startNode("never"));
+    });
+
+    after(async () => {
+      for (const node of nodes) {
+        if (node.server.child.exitCode !== null) continue;
+        node.server.child.kill("SIGTERM");
+        assert.equal(await node.server.exited, 0, `a server did not shut down cleanly:\n${node.server.log()}`);
+      }
+      await cleanUp(undefined, database);
+    });
+
+    it("lets exactly 10 sign-in attempts from one address through, across both processes at once", async () => {
+      const ip = newClientIp();
+      const attempt = (node: Node) =>
+        fetch(new URL("/api/v1/auth/token", node.baseURL), {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-Forwarded-For": ip },
+          body: JSON.stringify({ grant_type: "password", email: newEmail("nobody"), password: "not the password" }),
+        }).then(async (response) => {
+          await response.body?.cancel();
+          return response.status;
+        });
+      // 16 attempts sent together, half to each process.
+      const statuses = await Promise.all(Array.from({ length: 16 }, (_, index) => attempt(nodes[index % 2]!)));
+      assert.equal(statuses.filter((status) => status === 401).length, 10, `statuses: ${statuses.join(",")}`);
+      assert.equal(statuses.filter((status) => status === 429).length, 6, `statuses: ${statuses.join(",")}`);
+
+      // A restarted process remembers: the address is still refused by the fresh process.
+      const restarted = nodes[1]!;
+      restarted.server.child.kill("SIGTERM");
+      assert.equal(await restarted.server.exited, 0, restarted.server.log());
+      nodes[1] = await startNode("never", restarted.port);
+      assert.equal(await attempt(nodes[1]), 429);
+    });
+
+    /** Signs up through `node`, then posts a review of the company at `path` with a token; answers the status. */
+    async function postReview(node: Node, path: string): Promise<number> {
+      const email = newEmail("multi");
+      await new Visitor(node.baseURL, newClientIp()).signUp(email, password);
+      const json = { "Content-Type": "application/json", "X-Forwarded-For": newClientIp() };
+      const grant = await fetch(new URL("/api/v1/auth/token", node.baseURL), {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ grant_type: "password", email, password }),
+      });
+      assert.equal(grant.status, 200);
+      const { access_token: token } = (await grant.json()) as { access_token: string };
+      const posted = await fetch(new URL(`/api/v1${path.replace("company", "companies")}/reviews`, node.baseURL), {
+        method: "POST",
+        headers: { ...json, Authorization: `Bearer ${token}` },
+        body: JSON.stringify(companyReview()),
+      });
+      await posted.body?.cancel();
+      return posted.status;
+    }
+
+    /** A visit of `path` on `node` as a reader without cookies: whether the page cache answered, and the count. */
+    async function visit(node: Node, path: string) {
+      const response = await fetch(new URL(path, node.baseURL), { headers: { "X-Forwarded-For": newClientIp() } });
+      const html = await response.text();
+      return { cache: response.headers.get("x-cache"), count: Number(/(\d+) reviews?/.exec(html)?.[1]) };
+    }
+
+    /** Keeps the page in `node`'s cache (its change channel connects in the background), and returns its count. */
+    async function kept(node: Node, path: string): Promise<number> {
+      let seen = await visit(node, path);
+      for (let tries = 0; seen.cache !== "hit" && tries < 200; tries += 1) seen = await visit(node, path);
+      assert.equal(seen.cache, "hit", "the reader keeps the page");
+      return seen.count;
+    }
+
+    /** Polls `node` until `path` shows `count` reviews, for at most 1 s from `since`. */
+    async function seenWithin(node: Node, path: string, count: number, since: number) {
+      let seen = await visit(node, path);
+      while (seen.count !== count && performance.now() - since < 1_000) seen = await visit(node, path);
+      const elapsed = Math.round(performance.now() - since);
+      assert.equal(seen.count, count, `the reader still showed ${seen.count} reviews after ${elapsed} ms`);
+    }
+
+    it("shows a review published through one process on the other's cached page within a second", async () => {
+      const [writer, reader] = [nodes[0]!, nodes[1]!];
+      const before = await kept(reader, "/company/4");
+      assert.equal(await postReview(writer, "/company/4"), 201);
+      // Published before it was answered (PUBLISH_INTERVAL=0): from now on the reader must show it within 1 s.
+      await seenWithin(reader, "/company/4", before + 1, performance.now());
+    });
+
+    it("shows a review published by `npm run reviews:publish`, beside the servers, within a second", async () => {
+      const queueing = await startNode("never", undefined, { PUBLISH_INTERVAL: "86400" });
+      nodes.push(queueing);
+      const reader = nodes[1]!;
+      const before = await kept(reader, "/company/5");
+      assert.equal(await postReview(queueing, "/company/5"), 202);
+      publishQueued(database, { AUTH_SECRET: secret, ...(channel === "redis" ? { REDIS_URL: redisUrl } : {}) });
+      await seenWithin(reader, "/company/5", before + 1, performance.now());
+    });
+  });
+}
