@@ -46,6 +46,7 @@ export default [
   route("api/v1/reviews/:reviewId/reports", "routes/api/v1/review-reports.ts"),
   route("api/v1/moderation/decisions", "routes/api/v1/moderation-decisions.ts"),
   route("api/v1/moderation/queue", "routes/api/v1/moderation-queue.ts"),
+  route("api/v1/moderation/alerts", "routes/api/v1/moderation-alerts.ts"),
   route("api/v1/transparency", "routes/api/v1/transparency.ts"),
   route("api/v1/review-key", "routes/api/v1/review-key.ts"),
   route("api/v1/openapi.json", "routes/api/v1/openapi.ts"),

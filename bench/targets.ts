@@ -6,6 +6,7 @@ import { syncIdSequence } from "#app/db/dialect.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
 import { checkAggregates } from "#tests/support/server.ts";
 import { newMarker } from "../scripts/reliability/support.ts";
+import { seededRandom } from "#tests/support/seeded-random.ts";
 
 export type Target = {
   searches: Array<{ country: string; term: string }>;
@@ -14,18 +15,6 @@ export type Target = {
   reviewCompanyIds: number[];
 };
 
-/** A small seeded generator (mulberry32), so every run asks for the same things. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * Search terms are 3–6 letter pieces of real company names of the dataset, each with its company's country;
  * company pages start with the most-reviewed companies (asked for most often), then random ones.
@@ -33,7 +22,7 @@ function random(seed: number): () => number {
 export function targetsOf(file: string): Target {
   const sqlite = new SQLite(file, { readonly: true });
   try {
-    const next = random(20261122);
+    const next = seededRandom(20261122); // every run asks for the same things
     const companyCount = sqlite.prepare<[], { n: number }>("select max(id) as n from companies").get()!.n;
     const managerCount = sqlite.prepare<[], { n: number }>("select max(id) as n from managers").get()!.n;
     const company = sqlite.prepare<[number], { folded_name: string; country: string }>(

@@ -5,9 +5,15 @@
 //   remove REVIEW_ID REASON "statement of reasons"
 //   keep REVIEW_ID "statement of reasons"
 //   restore REVIEW_ID "statement of reasons"
+//   alerts                          list the open manipulation alerts
+//   release ALERT_ID "statement"    release an alert: the subject's waiting reviews go out with the next batch
+//   scan                            run today's manipulation scan now (once a day, whoever runs it)
 import { openDatabase } from "#app/db/connection.server.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
 import { decide, decisionSchema, grantRole, moderationQueue, revokeRole } from "#app/domain/moderation.server.ts";
+import { publicationSettings } from "#app/domain/publication.server.ts";
+import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
+import { openAlerts, releaseAlert, releaseSchema } from "#app/domain/signals.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { isReportReason, moderationRoles, type ModerationRole, reportReasonCodes } from "#app/lib/moderation.ts";
 import { announceChange } from "#server/shared-state.ts";
@@ -18,7 +24,10 @@ const usage = `Usage: npm run admin -- COMMAND
   reports
   remove REVIEW_ID REASON "statement of reasons"   (REASON: ${reportReasonCodes.join(", ")})
   keep REVIEW_ID "statement of reasons"
-  restore REVIEW_ID "statement of reasons"`;
+  restore REVIEW_ID "statement of reasons"
+  alerts
+  release ALERT_ID "statement"
+  scan`;
 
 /** What the log shows as the author of a decision taken here. */
 const operator = "Operator";
@@ -74,6 +83,32 @@ try {
       if (!parsed.success) fail(parsed.error.issues.map((issue) => issue.message).join(" "));
       const decision = await decide(db, reviewId, parsed.data, operator);
       console.log(`Decision ${decision.id}: ${command} ${reviewId}.`);
+      break;
+    }
+    case "alerts": {
+      const alerts = await openAlerts(db);
+      if (alerts.length === 0) console.log("No open alerts.");
+      for (const alert of alerts) {
+        console.log(`${alert.alertId}  ${alert.subjectName} (${alert.subjectPath})  ${alert.signal}: ${alert.detail}`);
+      }
+      break;
+    }
+    case "release": {
+      const [alertId, ...rest] = args;
+      if (!alertId || !/^\d+$/.test(alertId)) fail("release needs an alert number.");
+      const parsed = releaseSchema.safeParse({ statement: rest.join(" ") });
+      if (!parsed.success) fail(parsed.error.issues.map((issue) => issue.message).join(" "));
+      await releaseAlert(db, Number(alertId), parsed.data.statement, operator);
+      console.log(`Alert ${alertId} released.`);
+      break;
+    }
+    case "scan": {
+      const result = await scanForManipulation(db, publicationSettings());
+      console.log(
+        result
+          ? `Scanned ${result.scanned} subjects; ${result.raised} alerts raised.`
+          : "Today's scan has run already (or another process is running it).",
+      );
       break;
     }
     default:

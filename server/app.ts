@@ -20,7 +20,7 @@ import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import { limitBodySize } from "./body-limit.ts";
 import { publicationSettings, sweepOrphanKeys } from "#app/domain/publication.server.ts";
 import { createPageCache } from "./page-cache.ts";
-import { startPublishing } from "./publisher.ts";
+import { startPublishing, startSignalScans } from "./publisher.ts";
 import { startSharedState } from "./shared-state.ts";
 import { requireSameOrigin } from "./same-origin.ts";
 
@@ -35,12 +35,13 @@ async function loadDemoDataIfWanted(): Promise<void> {
 }
 
 let publishing: { stop: () => Promise<void> } | undefined;
+let scanning: { stop: () => Promise<void> } | undefined;
 let sharedState: { stop: () => Promise<void> } | undefined;
 
 /**
  * Opens the database, applies migrations and loads demo data when the database is new; destroys the queue keys a
  * crash left behind and starts publishing queued reviews on their schedule (none with PUBLISH_INTERVAL=0: then each
- * submission is published before it is answered).
+ * submission is published before it is answered), and the daily manipulation scan unless MANIPULATION_CHECKS=off.
  */
 export async function start(): Promise<void> {
   const secret = serverSecret();
@@ -52,6 +53,7 @@ export async function start(): Promise<void> {
   const settings = publicationSettings();
   await sweepOrphanKeys(handle.db, settings);
   if (settings.intervalSeconds > 0) publishing ??= startPublishing({ db: handle.db, secret, settings, logger });
+  if (settings.signalChecks) scanning ??= startSignalScans({ db: handle.db, settings, logger });
 }
 
 export async function stop(): Promise<void> {
@@ -59,6 +61,8 @@ export async function stop(): Promise<void> {
   await backgroundSettled();
   await publishing?.stop();
   publishing = undefined;
+  await scanning?.stop();
+  scanning = undefined;
   await sharedState?.stop();
   sharedState = undefined;
   stopAuth();

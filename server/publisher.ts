@@ -5,6 +5,7 @@ import type { Database } from "#app/db/schema.ts";
 import { contributionPublisher } from "#app/domain/contributions.server.ts";
 import { isDue } from "#app/domain/jobs.server.ts";
 import { type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
+import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
 
 /** A wait drawn uniformly from [0.5, 1.5] × the interval, so runs keep no fixed rhythm to line submissions up with. */
 export function jitteredWaitMs(intervalSeconds: number): number {
@@ -58,6 +59,50 @@ export function startPublishing(options: {
   }
 
   schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/** How often a process tries the daily manipulation scan; the scan claims its day, so it runs once a day in all. */
+const scanTryMs = 60 * 60 * 1000;
+
+/**
+ * Runs the daily manipulation scan (docs/moderation.md): right after start-up, then once an hour, each try finding
+ * the day's scan done (here or by another process) or running it. `stop` waits for a scan under way.
+ */
+export function startSignalScans(options: { db: Kysely<Database>; settings: PublicationSettings; logger: Logger }): {
+  stop: () => Promise<void>;
+} {
+  const { db, settings, logger } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  async function run() {
+    try {
+      const result = await scanForManipulation(db, settings);
+      if (result) logger.info(result, "manipulation scan");
+    } catch (error) {
+      logger.error({ err: error }, "manipulation scan failed; the next try runs it again");
+    }
+  }
+
+  function schedule(waitMs: number) {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = run().finally(() => {
+        running = undefined;
+        schedule(scanTryMs);
+      });
+    }, waitMs);
+  }
+
+  schedule(jitteredWaitMs(60));
   return {
     async stop() {
       stopped = true;

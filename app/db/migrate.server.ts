@@ -9,6 +9,7 @@ import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import * as publicationQueue from "./migrations/0006-publication-queue.ts";
 import * as moderation from "./migrations/0007-moderation.ts";
 import * as reviewKeys from "./migrations/0008-review-keys.ts";
+import * as manipulationSignals from "./migrations/0009-manipulation-signals.ts";
 import * as industrySections from "./migrations/0012-industry-sections.ts";
 import * as sharedState from "./migrations/0013-shared-state.ts";
 
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   "0006-publication-queue": publicationQueue,
   "0007-moderation": moderation,
   "0008-review-keys": reviewKeys,
+  "0009-manipulation-signals": manipulationSignals,
   "0012-industry-sections": industrySections,
   "0013-shared-state": sharedState,
 };

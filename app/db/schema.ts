@@ -193,6 +193,31 @@ export type ReviewAppealsTable = {
   decision_id: number | null;
 };
 
+/** A manipulation signal that fired for a subject: never a review or an account. */
+export type SubjectAlertsTable = {
+  id: Generated<number>;
+  subject: "company" | "manager";
+  subject_id: number;
+  signal: "volume-spike" | "rating-shift" | "near-duplicates";
+  /** The figures that made it fire, for moderators: counts and probabilities, never a review. */
+  detail: string;
+  /** YYYY-MM-DD. */
+  raised_on: string;
+};
+
+/** Append-only: a moderator's release of an alert. An alert without one is open. */
+export type AlertDecisionsTable = {
+  id: Generated<number>;
+  alert_id: number;
+  statement: string;
+  moderator: string;
+  /** YYYY-MM-DD. */
+  decided_on: string;
+};
+
+/** The days the scheduled signal scan ran. */
+export type SignalScansTable = { day: string };
+
 export type Database = {
   companies: CompaniesTable;
   company_reviews: CompanyReviewsTable;
@@ -213,6 +238,9 @@ export type Database = {
   removed_reviews: RemovedReviewsTable;
   review_keys: ReviewKeysTable;
   review_appeals: ReviewAppealsTable;
+  subject_alerts: SubjectAlertsTable;
+  alert_decisions: AlertDecisionsTable;
+  signal_scans: SignalScansTable;
 };
 
 export type Company = Selectable<CompaniesTable>;

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { CompanyProfile, CompanyReviewItem, CompanySearchResult, Page } from "./public-shapes.server.ts";
 import { subjectReviews } from "./reviews.server.ts";
+import { hasOpenAlert } from "./signals.server.ts";
 import { companySubject, namePage, searchSubjects, subjectSummary } from "./subjects.server.ts";
 
 type CompanySearchRow = {
@@ -47,7 +48,7 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
     country: row.country,
     recentLayoffs: row.recent_layoffs,
     hasOncall: row.latest_has_oncall === 1,
-    ...subjectSummary(row, companySubject, row.review_count),
+    ...subjectSummary(row, companySubject, row.review_count, await hasOpenAlert(db, "company", row.id)),
   };
 }
 

@@ -4,6 +4,7 @@ import { env } from "#app/lib/env.server.ts";
 import { type ManagerYesNo, managerYesNo } from "#app/lib/ratings.ts";
 import type { CompanyRef, ManagerCard, ManagerProfile, ManagerReviewItem, Page } from "./public-shapes.server.ts";
 import { subjectReviews } from "./reviews.server.ts";
+import { hasOpenAlert } from "./signals.server.ts";
 import {
   decodeNameCursor,
   managerSubject,
@@ -124,7 +125,7 @@ export async function findManager(db: Kysely<Database>, id: number): Promise<Man
     country: row.country,
     linkedinUrl: row.linkedin_url,
     companies: companies.get(row.id) ?? [],
-    ...subjectSummary(row, managerSubject, reviewCount),
+    ...subjectSummary(row, managerSubject, reviewCount, await hasOpenAlert(db, "manager", row.id)),
     yesCounts: Object.fromEntries(
       managerYesNo.map((key) => [key, reviewCount > 0 ? Number(row[`${key}_yes`]) : 0]),
     ) as Record<ManagerYesNo, number>,

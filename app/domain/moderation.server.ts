@@ -579,8 +579,8 @@ function median(values: number[]): number | null {
 }
 
 /**
- * Per month, newest first: reports received, decisions by action and by reason, and the median days from a report
- * to the decision that closed it (counted in the month of the decision). Computed from the stored reports and the
+ * Per month, newest first: reports received, decisions by action and by reason, the median days from a report to
+ * the decision that closed it (counted in the month of the decision), and the manipulation alerts raised. Computed from the stored reports and the
  * decision log on every call; nothing here is kept apart from them.
  */
 export async function transparencyReport(db: Kysely<Database>): Promise<TransparencyReport> {
@@ -593,6 +593,11 @@ export async function transparencyReport(db: Kysely<Database>): Promise<Transpar
     .selectFrom("moderation_decisions")
     .select([sql<string>`substr(decided_on, 1, 7)`.as("month"), "action", "reason", sql<number>`count(*)`.as("count")])
     .groupBy([sql`substr(decided_on, 1, 7)`, "action", "reason"])
+    .execute();
+  const alerts = await db
+    .selectFrom("subject_alerts")
+    .select([sql<string>`substr(raised_on, 1, 7)`.as("month"), sql<number>`count(*)`.as("count")])
+    .groupBy(sql`substr(raised_on, 1, 7)`)
     .execute();
   const closed = await db
     .selectFrom("review_reports as r")
@@ -609,12 +614,14 @@ export async function transparencyReport(db: Kysely<Database>): Promise<Transpar
         decisions: { keep: 0, remove: 0, restore: 0 },
         removalsByReason: {},
         medianDaysToDecision: null,
+        alertsRaised: 0,
       };
       months.set(key, entry);
     }
     return entry;
   };
   for (const row of received) month(row.month).reportsReceived = Number(row.count);
+  for (const row of alerts) month(row.month).alertsRaised = Number(row.count);
   for (const row of decisions) {
     const entry = month(row.month);
     entry.decisions[row.action] += Number(row.count);

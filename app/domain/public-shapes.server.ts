@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ReportReason, reportReasonCodes } from "#app/lib/moderation.ts";
+import { type ReportReason, reportReasonCodes, type SignalCode, signalCodes } from "#app/lib/moderation.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 
 /**
@@ -71,6 +71,9 @@ export function subjectSummarySchema<C extends string>(criteria: readonly C[]) {
     averages: record(criteria, z.number().nullable()),
     score,
     isDemo: z.boolean(),
+    unusualActivity: z
+      .boolean()
+      .describe("A manipulation signal fired and no moderator has looked yet: new reviews wait for one"),
   });
 }
 
@@ -192,7 +195,24 @@ export const moderationQueueItemSchema = z.union([
   z.object({ ...queueItemShape, subject: z.literal("manager"), review: managerReviewCardSchema }).strict(),
 ]);
 
-export const moderationQueueSchema = z.object({ items: z.array(moderationQueueItemSchema) }).strict();
+/** An open alert: a manipulation signal that fired for a subject (never a review), with the figures behind it. */
+export const alertItemSchema = z
+  .object({
+    alertId: z.number().int(),
+    subject: z.enum(["company", "manager"]),
+    subjectId: z.number().int(),
+    subjectName: z.string(),
+    subjectPath: z.string(),
+    signal: z.enum(signalCodes as [SignalCode, ...SignalCode[]]),
+    detail: z.string().describe("Counts and probabilities that made the signal fire"),
+    raisedOn: z.string().describe("Day the alert was raised (YYYY-MM-DD)"),
+  })
+  .strict();
+
+export const moderationQueueSchema = z
+  .object({ items: z.array(moderationQueueItemSchema), alerts: z.array(alertItemSchema) })
+  .strict();
+export const releaseResultSchema = z.object({ id: z.number().int() }).strict();
 export const decisionResultSchema = z.object({ id: z.number().int(), action: moderationAction }).strict();
 
 /** Monthly moderation figures for /transparency, newest month first. */
@@ -206,6 +226,7 @@ export const transparencySchema = z
           decisions: z.object({ keep: z.number().int(), remove: z.number().int(), restore: z.number().int() }).strict(),
           removalsByReason: z.partialRecord(reportReason, z.number().int()),
           medianDaysToDecision: z.number().nullable().describe("From a report to the decision that closed it"),
+          alertsRaised: z.number().int().describe("Manipulation signals that fired, for any company or manager"),
         })
         .strict(),
     ),
@@ -237,6 +258,7 @@ export type ModerationLog = z.infer<typeof moderationLogSchema>;
 export type QueueItem = z.infer<typeof moderationQueueItemSchema>;
 export type DecisionResult = z.infer<typeof decisionResultSchema>;
 export type TransparencyReport = z.infer<typeof transparencySchema>;
+export type AlertItem = z.infer<typeof alertItemSchema>;
 export type CompanyReviewItem = CompanyReviewCard | RemovedReview;
 export type ManagerReviewItem = ManagerReviewCard | RemovedReview;
 export type Page<T> = z.infer<ReturnType<typeof pageSchema<z.ZodType<T>>>>;

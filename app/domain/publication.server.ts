@@ -21,6 +21,7 @@ import type {
   ManagerInput,
   ManagerReviewInput,
 } from "./contribution-input.server.ts";
+import { checkSubject, type SignalReview, starsOf } from "./signals.server.ts";
 
 /**
  * The publication queue (docs/decisions/0013-publication-in-sealed-batches.md). Submissions only seal a review into
@@ -35,15 +36,18 @@ export type PublicationSettings = {
   managerMinReviews: number;
   minAuthors: number;
   keyDir: string;
+  /** Whether each batch is checked for manipulation signals (signals.server.ts); off when absent. */
+  signalChecks?: boolean;
 };
 
 export function publicationSettings(): PublicationSettings {
-  const { PUBLISH_INTERVAL, MANAGER_MIN_REVIEWS, PUBLISH_MIN_AUTHORS, QUEUE_KEY_DIR } = env();
+  const { PUBLISH_INTERVAL, MANAGER_MIN_REVIEWS, PUBLISH_MIN_AUTHORS, QUEUE_KEY_DIR, MANIPULATION_CHECKS } = env();
   return {
     intervalSeconds: PUBLISH_INTERVAL,
     managerMinReviews: MANAGER_MIN_REVIEWS,
     minAuthors: PUBLISH_MIN_AUTHORS,
     keyDir: QUEUE_KEY_DIR,
+    signalChecks: MANIPULATION_CHECKS === "on",
   };
 }
 
@@ -279,9 +283,46 @@ export type PublicationResult = {
   held: number;
   /** For each published queued row's id: the company or manager its review is about. */
   subjects: Map<string, number>;
+  /** Manipulation alerts this run raised (signals.server.ts). */
+  alerts: number;
 };
 
 type Opened = { id: string; payload: QueuedReview };
+
+/** The existing subject a queued review is about ("company:12", "manager:7"); none for a subject it adds. */
+function subjectKeyOf(payload: QueuedReview): string | undefined {
+  if (payload.kind === "company-review") return `company:${payload.companyId}`;
+  if (payload.kind === "manager-review") return `manager:${payload.managerId}`;
+  return undefined;
+}
+
+/**
+ * The check at publication: each existing subject with queued reviews is tested with them beside its published
+ * ones. Answers the subjects whose reviews wait (an alert open before, or raised now) and how many alerts it raised.
+ * Only the subject is flagged: the queued reviews stay sealed together, none is singled out.
+ */
+async function watchedSubjects(trx: Trx, opened: readonly Opened[]): Promise<{ held: Set<string>; raised: number }> {
+  const batches = new Map<string, { kind: "company" | "manager"; id: number; reviews: SignalReview[] }>();
+  const today = publicationDay();
+  const add = (kind: "company" | "manager", id: number, review: CompanyReviewInput | ManagerReviewInput) => {
+    const key = `${kind}:${id}`;
+    const batch = batches.get(key) ?? { kind, id, reviews: [] };
+    batch.reviews.push({ day: today, stars: starsOf(review, kind), text: review.review_text });
+    batches.set(key, batch);
+  };
+  for (const { payload } of opened) {
+    if (payload.kind === "company-review") add("company", payload.companyId, payload.review);
+    if (payload.kind === "manager-review") add("manager", payload.managerId, payload.review);
+  }
+  const held = new Set<string>();
+  let raised = 0;
+  for (const [key, batch] of batches) {
+    const outcome = await checkSubject(trx, batch.kind, batch.id, batch.reviews, today);
+    if (outcome.hold) held.add(key);
+    raised += outcome.raised;
+  }
+  return { held, raised };
+}
 
 /** Which queued reviews this run publishes: the two minimum rules. */
 export function choosePublishable(items: readonly Opened[], settings: PublicationSettings): Set<string> {
@@ -327,7 +368,12 @@ export async function publishQueued(
       payload: unseal(readQueueKey(settings.keyDir, state.queueId, row.key_id), row.id, row.sealed) as QueuedReview,
     }));
     for (const row of rows) if (!rotation.oldKeyIds.includes(row.key_id)) rotation.oldKeyIds.push(row.key_id);
-    const publishable = choosePublishable(opened, settings);
+    // Subjects with an open alert, or one this batch raises, keep their reviews in the queue for a moderator.
+    const watched = settings.signalChecks ? await watchedSubjects(trx, opened) : { held: new Set<string>(), raised: 0 };
+    const publishable = choosePublishable(
+      opened.filter((item) => !watched.held.has(subjectKeyOf(item.payload) ?? "")),
+      settings,
+    );
     // Every queued row goes, each in one statement: the published ones for good, the held ones to come back under
     // the new key with new ids, so not even their ids or tuples outlive this run.
     if (rotation.oldKeyIds.length > 0) {
@@ -410,7 +456,11 @@ export async function publishQueued(
     }
     for (const write of shuffle(writes)) await write();
     await reseal(trx, rotation.newKey, shuffle(held));
-    return { rotation, changed: published + created > 0, result: { published, held: held.length, subjects } };
+    return {
+      rotation,
+      changed: published + created + watched.raised > 0,
+      result: { published, held: held.length, subjects, alerts: watched.raised },
+    };
   });
   if (!outcome?.value) return undefined;
   const { rotation, changed, result } = outcome.value;
@@ -452,6 +502,19 @@ async function reseal(trx: Trx, key: QueueKey, held: QueuedReview[]): Promise<vo
       .values(receipts.slice(start, start + 500))
       .execute();
   }
+}
+
+/**
+ * Runs `work` in one transaction holding the publication lock, or answers undefined at once when another process
+ * holds it (PostgreSQL): for jobs that must run once however many processes run them, such as the daily signal scan.
+ */
+export async function withPublicationLock<T>(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+  work: (trx: Trx) => Promise<T>,
+): Promise<T | undefined> {
+  const outcome = await withQueueLock(db, settings, false, (trx) => work(trx));
+  return outcome?.value;
 }
 
 /** Destroys the key files no queued row refers to (at start-up: what a crash between commit and deletion left). */

@@ -100,12 +100,14 @@ type SubjectRow = Pick<Company | Manager, "country" | "is_demo">;
 
 /**
  * What the profile of either subject shows of its stored aggregates: averages per criterion, the overall score
- * (both from the running sums), and where it is. `reviewCount` is the count the page may show.
+ * (both from the running sums), and where it is. `reviewCount` is the count the page may show; `unusualActivity`
+ * whether an alert on the subject waits for a moderator (signals.server.ts).
  */
 export function subjectSummary<C extends string>(
   row: SubjectRow & Record<string, unknown>,
   subject: Subject<C>,
   reviewCount: number,
+  unusualActivity: boolean,
 ): SubjectSummary<C> {
   return {
     countryName: countryName(row.country),
@@ -113,6 +115,7 @@ export function subjectSummary<C extends string>(
     averages: averagesFromSums(row, subject.criteria, reviewCount),
     score: scoreFromSums(row, subject.criteria, reviewCount),
     isDemo: row.is_demo === 1,
+    unusualActivity,
   };
 }
 

@@ -20,6 +20,7 @@ import {
   decisionResultSchema,
   moderationLogSchema,
   moderationQueueSchema,
+  releaseResultSchema,
   managerCardSchema,
   managerProfileSchema,
   managerReviewItemSchema,
@@ -33,8 +34,9 @@ import {
   transparencySchema,
 } from "#app/domain/public-shapes.server.ts";
 import { decisionBodySchema, reportSchema, reviewKeyRequestSchema } from "#app/domain/moderation.server.ts";
+import { releaseBodySchema } from "#app/domain/signals.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
-import { moderationMessages } from "#app/lib/moderation.ts";
+import { moderationMessages, signalMessages } from "#app/lib/moderation.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -282,9 +284,26 @@ export function openApiDocument(serverUrl: string) {
           },
         },
       },
+      "/api/v1/moderation/alerts": {
+        post: {
+          summary: "Release a manipulation alert with a statement (moderator role required)",
+          description:
+            "The subject's page loses its Unusual activity notice once every alert of it is released, and its waiting reviews go out with the next batch.",
+          security: bearer,
+          requestBody: body("AlertRelease"),
+          responses: {
+            "201": json("AlertReleased", "Released"),
+            ...writeErrors,
+            "403": problemResponse(moderationMessages.forbidden),
+            "404": problemResponse(signalMessages.alertNotFound),
+            "409": problemResponse(signalMessages.alreadyReleased),
+          },
+        },
+      },
       "/api/v1/moderation/queue": {
         get: {
-          summary: "Open reports grouped per review, oldest first (moderator role required)",
+          summary:
+            "Open reports grouped per review, oldest first, and open manipulation alerts (moderator role required)",
           security: bearer,
           responses: {
             "200": json("ModerationQueue"),
@@ -421,6 +440,8 @@ export function openApiDocument(serverUrl: string) {
         DecisionResult: schema(decisionResultSchema),
         ModerationLog: schema(moderationLogSchema),
         ModerationQueue: schema(moderationQueueSchema),
+        AlertRelease: schema(releaseBodySchema, "input"),
+        AlertReleased: schema(releaseResultSchema),
         Transparency: schema(transparencySchema),
       },
     },

@@ -65,6 +65,11 @@ export const envSchema = z.object({
   PUBLISH_MIN_AUTHORS: z.coerce.number().int().min(1).default(3),
   /** Where the keys that seal queued reviews are kept: never in the database, never in its backups. */
   QUEUE_KEY_DIR: z.string().min(1).default("./data/queue-keys"),
+  /**
+   * The manipulation signals (volume spikes, rating shifts, near-duplicate texts) checked at each publication and by
+   * the daily scan; "off" for load tests and benchmarks that post many reviews of one subject on purpose.
+   */
+  MANIPULATION_CHECKS: z.enum(["on", "off"]).default("on"),
   /** Where the contact form's messages go. */
   CONTACT_EMAIL: z.email().default("owner@localhost"),
 });

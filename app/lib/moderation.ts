@@ -69,6 +69,24 @@ export const moderationMessages = {
   withdrawn: "Your review is withdrawn: it is deleted and no longer counts in the ratings.",
 } as const;
 
+/** What a manipulation signal is called where moderators and the public see it. */
+export const signalLabels = {
+  "volume-spike": "a sudden surge of reviews",
+  "rating-shift": "a sharp change in ratings",
+  "near-duplicates": "near-identical texts",
+} as const;
+export type SignalCode = keyof typeof signalLabels;
+export const signalCodes = Object.keys(signalLabels) as SignalCode[];
+
+export const signalMessages = {
+  unusualActivityTitle: "Unusual activity",
+  unusualActivity:
+    "Our automatic checks noticed an unusual pattern in the recent reviews here (a sudden surge, a sharp change in ratings or near-identical texts). New reviews wait for a moderator before they appear. This does not mean that any review shown here is fake.",
+  alertNotFound: "There is no such alert.",
+  alreadyReleased: "This alert is released already.",
+  released: "Alert released: the waiting reviews go out with the next batch.",
+} as const;
+
 /** The marker a removed review leaves in its place: "Removed in November 2026 — names a private person — decision 12". */
 export function removalMarker(monthText: string, reason: ReportReason, decision: number): string {
   return `Removed in ${monthText} — ${reportReasons[reason].label} — decision ${decision}`;

@@ -2,6 +2,7 @@ import { CompanyNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/company.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
+import { UnusualActivityNotice } from "#app/components/unusual-activity.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
@@ -55,6 +56,7 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
           </p>
         </div>
       </header>
+      <UnusualActivityNotice show={company.unusualActivity} />
 
       <dl className="facts">
         <div>

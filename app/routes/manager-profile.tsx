@@ -2,6 +2,7 @@ import { ManagerNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-profile.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
+import { UnusualActivityNotice } from "#app/components/unusual-activity.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
 import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
 import { RatingFace } from "#app/components/rating-face.tsx";
@@ -83,6 +84,7 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
           </p>
         </div>
       </header>
+      <UnusualActivityNotice show={manager.unusualActivity} />
 
       <section aria-labelledby="ratings-heading">
         <h2 id="ratings-heading">Ratings</h2>

@@ -18,7 +18,8 @@ export default function TransparencyPage({ loaderData }: Route.ComponentProps) {
       <title>{`Transparency · ${messages.siteName}`}</title>
       <h1>Transparency</h1>
       <p>
-        What readers reported and what moderators decided, month by month, counted from the reports and the{" "}
+        What readers reported, what moderators decided and how often the automatic checks flagged unusual activity,
+        month by month, counted from the reports, the alerts and the{" "}
         <Link to={paths.moderationLog()}>moderation log</Link> as they are stored.
       </p>
       {months.length === 0 ? (
@@ -35,6 +36,7 @@ export default function TransparencyPage({ loaderData }: Route.ComponentProps) {
               <th scope="col">Restored</th>
               <th scope="col">Removals by reason</th>
               <th scope="col">Median days to a decision</th>
+              <th scope="col">Unusual-activity alerts</th>
             </tr>
           </thead>
           <tbody>
@@ -52,6 +54,7 @@ export default function TransparencyPage({ loaderData }: Route.ComponentProps) {
                     .join(", ") || "—"}
                 </td>
                 <td>{month.medianDaysToDecision ?? "—"}</td>
+                <td>{month.alertsRaised}</td>
               </tr>
             ))}
           </tbody>

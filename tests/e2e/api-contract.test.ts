@@ -843,6 +843,16 @@ describe("reports and moderation", () => {
     assert.equal(page.items[0]?.id, reviewId);
     assert.equal((page.items[0] as { removed?: { decision: number } }).removed?.decision, decision);
 
+    // Manipulation alerts: a normal account may not release one; a moderator gets 404 for one that does not exist.
+    const release = { alertId: 99_999, statement: "Checked: an honest wave." };
+    api.contract.assertRequestBody("POST", "/api/v1/moderation/alerts", release);
+    assertStatus(await api.post("/api/v1/moderation/alerts", release, auth), 403);
+    assertStatus(await api.post("/api/v1/moderation/alerts", release, as), 404);
+    const noStatement = await api.post("/api/v1/moderation/alerts", { alertId: 1, statement: " " }, as);
+    assertStatus(noStatement, 400);
+    assert.deepEqual(fields(noStatement), ["statement"]);
+    assert.deepEqual((queue.body as { alerts: unknown[] }).alerts, []);
+
     const restore = { reviewId, action: "restore", statement: "Kept after all." };
     assertStatus(await api.post("/api/v1/moderation/decisions", restore, as), 201);
 

@@ -5,7 +5,8 @@ import { after, afterEach, describe, it } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { formatMonth } from "#app/lib/format.ts";
-import { moderationMessages, removalMarker, reportReasons } from "#app/lib/moderation.ts";
+import { moderationMessages, removalMarker, reportReasons, signalMessages } from "#app/lib/moderation.ts";
+import { companyJson, companyReviewJson } from "../support/payloads.ts";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import { fillCompanyReview, shareCookies } from "./support/contribute.ts";
@@ -32,7 +33,14 @@ const operatorEmail = "operator@example.com";
 const browser = await launchBrowser();
 const servers = await Promise.all(
   (["sqlite", "postgres"] as const).map((engine) =>
-    startServer(engine, { env: { DEMO_DATA: "always", TRUSTED_PROXIES: "127.0.0.1", CONTACT_EMAIL: operatorEmail } }),
+    startServer(engine, {
+      env: {
+        DEMO_DATA: "always",
+        TRUSTED_PROXIES: "127.0.0.1",
+        CONTACT_EMAIL: operatorEmail,
+        MANIPULATION_CHECKS: "on",
+      },
+    }),
   ),
 );
 
@@ -295,6 +303,77 @@ function describeModeration(engine: Engine, server: RunningServer): void {
       assert.deepEqual((await checkAggregates(database)).mismatches, []);
       const [count] = await readDatabase(database, `select review_count from companies where id = ${company.id}`);
       assert.equal(Number(count?.review_count), 0);
+    });
+
+    it("holds a near-copy for a moderator: the page says Unusual activity until a release publishes it", async () => {
+      const author = await member(server);
+      const json = (body: unknown) => ({
+        method: "POST",
+        headers: { ...sameOrigin(server.baseURL), "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const text = "The new planning process made every sprint calmer, and the lead explains each trade-off openly.";
+      const name = `Echo Works ${engine} ${Date.now()}`;
+      const company = companyJson({
+        name,
+        website: `https://${engine}-${Date.now()}.echo.example`,
+        glassdoor_url: "https://reviews.example/echo",
+      });
+      const review = companyReviewJson({ tags: ["Fair Pay"], review_text: text });
+      const added = await author.visitor.request("/api/v1/companies", json({ company, review }));
+      const addedText = await added.text();
+      assert.equal(added.status, 201, addedText);
+      const { id: companyId } = JSON.parse(addedText) as { id: number };
+
+      // The same text again, lightly edited: the publication holds it and opens an alert on the company.
+      const again = await author.visitor.request(
+        `/api/v1/companies/${companyId}/reviews`,
+        json({ ...review, review_text: `${text} Really.` }),
+      );
+      assert.equal(again.status, 202, await again.text());
+      const database = { engine: server.engine, url: server.databaseUrl };
+      const [count] = await readDatabase(database, `select review_count from companies where id = ${companyId}`);
+      assert.equal(Number(count?.review_count), 1);
+      const reader = await browserOf(server, undefined, false);
+      await reader.goto(paths.company(companyId));
+      await reader.getByRole("region", { name: signalMessages.unusualActivityTitle }).waitFor();
+      assert.ok((await reader.content()).includes(signalMessages.unusualActivity));
+      const look = await browserOf(server);
+      await look.goto(paths.company(companyId));
+      await noAxeViolations(look);
+
+      // A normal account may not release it; a moderator does, without JavaScript.
+      const alertsAnswer = await author.visitor.request(
+        "/api/v1/moderation/alerts",
+        json({ alertId: 1, statement: "x" }),
+      );
+      assert.equal(alertsAnswer.status, 403);
+      const moderator = await member(server);
+      await admin(server, "grant", "moderator", moderator.email);
+      const queue = (await (await moderator.visitor.get("/api/v1/moderation/queue")).json()) as {
+        alerts: Array<{ alertId: number; subjectId: number; signal: string; detail: string }>;
+      };
+      const alert = queue.alerts.find((entry) => entry.subjectId === companyId);
+      assert.equal(alert?.signal, "near-duplicates", JSON.stringify(queue.alerts));
+      assert.ok(!JSON.stringify(alert).includes(text), "the alert quotes a review");
+      const desk = await browserOf(server, moderator.visitor, false);
+      await desk.goto(paths.moderationQueue());
+      const form = desk.getByRole("form", { name: `Release the alert on ${name}` });
+      await form.getByLabel("Statement (what you checked)").fill("The author repeated their own review; kept once.");
+      await form.getByRole("button", { name: "Release the alert" }).click();
+      await desk.getByRole("status").filter({ hasText: signalMessages.released }).waitFor();
+
+      // The notice is gone; the waiting review goes out with the next batch (here: the next submission's run).
+      await reader.goto(paths.company(companyId));
+      assert.equal(await reader.getByRole("region", { name: signalMessages.unusualActivityTitle }).count(), 0);
+      const third = await author.visitor.request(
+        `/api/v1/companies/${companyId}/reviews`,
+        json({ ...review, review_text: "Pay reviews are fair and on time; the office is too loud." }),
+      );
+      assert.equal(third.status, 201, await third.text());
+      const [recount] = await readDatabase(database, `select review_count from companies where id = ${companyId}`);
+      assert.equal(Number(recount?.review_count), 3);
+      assert.deepEqual((await checkAggregates(database)).mismatches, []);
     });
 
     it("refuses a report without a reason, and of a review that does not exist", async () => {

@@ -89,6 +89,9 @@ export function publishAtOnce(dir: string): Record<string, string> {
     MANAGER_MIN_REVIEWS: "1",
     PUBLISH_MIN_AUTHORS: "1",
     QUEUE_KEY_DIR: path.join(dir, "queue-keys"),
+    // Tests, scripts and the benchmark post many reviews of one subject, often the same text, on purpose: the
+    // manipulation checks would hold them for a moderator. They are tested where they are turned on.
+    MANIPULATION_CHECKS: "off",
   };
 }
 
