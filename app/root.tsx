@@ -8,9 +8,12 @@ import { SiteHeader } from "./components/site-header.tsx";
 import { paths } from "./lib/paths.ts";
 import { publicationSettings } from "./domain/publication.server.ts";
 import { PublicationNote, ReviewKeyNote } from "./components/publication-note.tsx";
-import { contributionMessages, messages, publicationNote } from "./lib/messages.ts";
+import { contributionMessages, messages, publicationNote, verificationMessages } from "./lib/messages.ts";
+import { verificationSettings } from "./domain/verification.server.ts";
 import {
   accountContext,
+  clearBadgeNoteCookie,
+  readBadgeNote,
   clearPublicationNoteCookie,
   clearReviewKeyCookie,
   clearToastCookie,
@@ -32,6 +35,7 @@ export const middleware: Route.MiddlewareFunction[] = [
     const response = await next();
     if (toast) response.headers.append("Set-Cookie", clearToastCookie);
     if (readPublicationNote(request)) response.headers.append("Set-Cookie", clearPublicationNoteCookie);
+    if (readBadgeNote(request)) response.headers.append("Set-Cookie", clearBadgeNoteCookie);
     if (readReviewKey(request)) response.headers.append("Set-Cookie", clearReviewKeyCookie);
     return response;
   },
@@ -40,10 +44,16 @@ export const middleware: Route.MiddlewareFunction[] = [
 /** Only whether someone is signed in: no id or e-mail in the data of pages that show reviews. */
 export function loader({ context, request }: Route.LoaderArgs) {
   const note = readPublicationNote(request);
+  const badge = readBadgeNote(request);
   return {
     signedIn: context.get(accountContext) !== null,
     toast: context.get(toastContext),
     publicationNote: note ? publicationNote(note, publicationSettings()) : null,
+    badgeNote: badge
+      ? badge.shown
+        ? verificationMessages.badgeComing(badge.domain)
+        : verificationMessages.badgeWithheld(badge.domain, verificationSettings().minPeople)
+      : null,
     /** The author's own one-time key, after their submission only: never cached (the request has cookies). */
     reviewKey: readReviewKey(request),
   };

@@ -6,6 +6,7 @@ import { contributionPublisher } from "#app/domain/contributions.server.ts";
 import { isDue } from "#app/domain/jobs.server.ts";
 import { type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
 import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
+import { forgetPastQuarters } from "#app/domain/verification.server.ts";
 
 /** A wait drawn uniformly from [0.5, 1.5] × the interval, so runs keep no fixed rhythm to line submissions up with. */
 export function jitteredWaitMs(intervalSeconds: number): number {
@@ -43,6 +44,8 @@ export function startPublishing(options: {
         turn: { job: "publication", nextInMs },
       });
       if (result) logger.info({ published: result.published, held: result.held }, "publication");
+      // A quarter that ended leaves no address hash, code or private key behind (its own statements, after the batch).
+      await forgetPastQuarters(db);
     } catch (error) {
       logger.error({ err: error }, "publication failed; the queue is kept for the next run");
     }

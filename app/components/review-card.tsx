@@ -8,6 +8,7 @@ import type {
   ReviewCard,
 } from "#app/domain/public-shapes.server.ts";
 import { formatMonth } from "#app/lib/format.ts";
+import { verificationMessages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import {
   type CompanyCriterion,
@@ -56,17 +57,19 @@ function Tags({ tags }: { tags: string[] }) {
 }
 
 /**
- * One review of either subject: its face, sentiment and month, tags, text, the answers to `flags` (the yes/no
- * questions this subject shows on a card) and every rating by group.
+ * One review of either subject: its face, sentiment and month, the author's verified work domain if any, tags,
+ * text, the answers to `flags` (the yes/no questions this subject shows on a card) and every rating by group.
  */
 function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends string>({
   review,
   groups,
   flags = [],
+  verifiedDomain = null,
 }: {
   review: ReviewCard<C, Y>;
   groups: ReadonlyArray<{ title: string; criteria: readonly C[] }>;
   flags?: readonly (Y & ManagerYesNo)[];
+  verifiedDomain?: string | null;
 }) {
   return (
     <article className="card review-card">
@@ -78,6 +81,7 @@ function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends 
           {formatMonth(review.month)}
         </p>
       </header>
+      {verifiedDomain ? <p className="verified-badge">{verificationMessages.badge(verifiedDomain)}</p> : null}
       <Tags tags={review.tags} />
       <p className="review-text">{review.text}</p>
       {flags.length > 0 && (
@@ -115,7 +119,7 @@ function RemovedMarker({ review }: { review: RemovedReview }) {
 
 export function CompanyReview({ review }: { review: CompanyReviewItem }) {
   if ("removed" in review) return <RemovedMarker review={review} />;
-  return <SubjectReview review={review} groups={companyCriteriaGroups} />;
+  return <SubjectReview review={review} groups={companyCriteriaGroups} verifiedDomain={review.verifiedDomain} />;
 }
 
 export function ManagerReview({ review }: { review: ManagerReviewItem }) {

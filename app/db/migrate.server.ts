@@ -12,6 +12,7 @@ import * as reviewKeys from "./migrations/0008-review-keys.ts";
 import * as manipulationSignals from "./migrations/0009-manipulation-signals.ts";
 import * as industrySections from "./migrations/0012-industry-sections.ts";
 import * as sharedState from "./migrations/0013-shared-state.ts";
+import * as verificationTokens from "./migrations/0014-verification-tokens.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   "0009-manipulation-signals": manipulationSignals,
   "0012-industry-sections": industrySections,
   "0013-shared-state": sharedState,
+  "0014-verification-tokens": verificationTokens,
 };
 
 /**

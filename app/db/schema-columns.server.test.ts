@@ -81,6 +81,7 @@ const committedColumns: Record<string, string[]> = {
     "review_text",
     "tags",
     "created_on",
+    "verified_domain",
   ],
   manager_companies: ["manager_id", "company_id"],
   manager_reviews: [
@@ -164,10 +165,14 @@ const committedColumns: Record<string, string[]> = {
   review_receipts: ["receipt"],
   review_reports: ["id", "review_id", "reason", "explanation", "contact_email", "received_on", "decision_id"],
   scheduled_jobs: ["name", "next_run_ms"],
+  spent_tokens: ["token_hash"],
   sessions: ["id", "expiresAt", "token", "createdAt", "updatedAt", "ipAddress", "userAgent", "userId"],
   two_factors: ["id", "secret", "backupCodes", "userId", "verified", "failedVerificationCount", "lockedUntil"],
   users: ["id", "name", "email", "emailVerified", "image", "createdAt", "updatedAt", "twoFactorEnabled"],
+  verification_codes: ["id", "address_hash", "domain", "quarter", "code_hash", "expires_at", "attempts"],
+  verification_keys: ["domain", "quarter", "key_id", "public_n", "public_e", "private_sealed"],
   verifications: ["id", "identifier", "value", "expiresAt", "createdAt", "updatedAt"],
+  verified_addresses: ["address_hash", "domain", "quarter"],
 };
 
 const isBookkeeping = (table: string) => table.startsWith("kysely_migration") || /_search($|_)/.test(table);

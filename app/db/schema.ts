@@ -44,6 +44,8 @@ export type CompanyReviewsTable = {
   tags: string;
   /** YYYY-MM-DD: a day, not an instant, so the row cannot be matched to a session's activity. */
   created_on: string;
+  /** The registrable domain of the author's verified work address ("Verified: works at …"), or null. */
+  verified_domain: Generated<string | null>;
 } & { [K in CompanyCriterion]: number } & { [K in CompanyYesNo]: number };
 
 export type ManagersTable = {
@@ -131,6 +133,33 @@ export type UsersTable = {
   twoFactorEnabled: boolean | number | null;
 };
 
+/** One signing key per (registrable domain, quarter); the private half sealed, erased when the quarter ends. */
+export type VerificationKeysTable = {
+  domain: string;
+  quarter: string;
+  key_id: string;
+  public_n: string;
+  public_e: string;
+  private_sealed: Buffer | null;
+};
+
+/** A mailed code waiting to be typed: no account, no address, only a keyed hash of the address. */
+export type VerificationCodesTable = {
+  id: string;
+  address_hash: string;
+  domain: string;
+  quarter: string;
+  code_hash: string;
+  /** Unix time in milliseconds. */
+  expires_at: number | string;
+  attempts: Generated<number>;
+};
+
+/** An address that obtained tokens this quarter, as a keyed hash; the rows go when the quarter ends. */
+export type VerifiedAddressesTable = { address_hash: string; domain: string; quarter: string };
+
+/** The hash of a token spent on a published review: no review id, no time. */
+export type SpentTokensTable = { token_hash: string };
 /** When each scheduled job is next due (ms since the epoch); migration 0013. */
 export type ScheduledJobsTable = {
   name: string;
@@ -228,6 +257,10 @@ export type Database = {
   pending_reviews: PendingReviewsTable;
   pending_receipts: PendingReceiptsTable;
   queue_state: QueueStateTable;
+  verification_keys: VerificationKeysTable;
+  verification_codes: VerificationCodesTable;
+  verified_addresses: VerifiedAddressesTable;
+  spent_tokens: SpentTokensTable;
   scheduled_jobs: ScheduledJobsTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;

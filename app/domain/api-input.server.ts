@@ -13,6 +13,16 @@ import { idPattern, maxId } from "#app/lib/params.ts";
 // API bodies are strict: a field the API does not know (a user id, a review count) is a 400, not silently dropped.
 // The HTML forms read only the fields they know, so they share the same rules without this.
 export const companyReviewSchema = companyReviewFields.strict();
+/** A company review sent on its own may carry a verification token, spent for the "Verified" badge. */
+export const companyReviewBodySchema = companyReviewFields
+  .extend({
+    verification_token: z
+      .string()
+      .max(1200)
+      .optional()
+      .describe("A verification token for the company website's domain (see /.well-known/candor-keys.json)"),
+  })
+  .strict();
 export const managerReviewSchema = managerReviewFields.strict();
 const companySchema = companyFields.strict();
 const managerSchema = managerFields.strict();

@@ -15,9 +15,11 @@ import type {
   ManagerInput,
   ManagerReviewInput,
 } from "./contribution-input.server.ts";
+import { checkToken, VerificationError } from "./verification.server.ts";
 import {
   AlreadyQueuedError,
   authorTag,
+  type Badge,
   enqueueReview,
   isReceiptQueued,
   type ManagerCompany,
@@ -27,6 +29,7 @@ import {
   type Publisher,
   publishQueued,
   type QueuedReview,
+  TokenQueuedError,
 } from "./publication.server.ts";
 
 export type { ManagerCompany } from "./publication.server.ts";
@@ -110,6 +113,7 @@ async function insertCompanyReview(
   review: CompanyReviewInput,
   day: string,
   keyHash: string | undefined,
+  verifiedDomain?: string,
 ) {
   const { tags, recent_layoffs: layoffs, ...values } = review;
   // The aggregates first: updating no row means there is no such company, and nothing is written.
@@ -139,7 +143,14 @@ async function insertCompanyReview(
   const id = newReviewId();
   await trx
     .insertInto("company_reviews")
-    .values({ ...values, id, company_id: companyId, tags: JSON.stringify(tags), created_on: day })
+    .values({
+      ...values,
+      id,
+      company_id: companyId,
+      tags: JSON.stringify(tags),
+      created_on: day,
+      verified_domain: verifiedDomain ?? null,
+    })
     .execute();
   await insertReviewKey(trx, id, keyHash);
 }
@@ -269,6 +280,9 @@ export function contributionPublisher(secret: string): Publisher {
     insertReceipt: async (trx, receipt) => {
       await trx.insertInto("review_receipts").values({ receipt }).execute();
     },
+    insertSpentToken: async (trx, tokenHash) => {
+      await trx.insertInto("spent_tokens").values({ token_hash: tokenHash }).execute();
+    },
     receiptFor: (userId, managerId) => managerReviewReceipt({ userId, secret }, managerId),
   };
 }
@@ -277,10 +291,17 @@ export function contributionPublisher(secret: string): Publisher {
 // Submission: every review waits in the queue; nothing public is written here.
 
 /**
- * What a submission became: published at once (PUBLISH_INTERVAL=0, with its subject's id), or queued; and the
- * review's one-time key, to be shown to its author once and never stored (only its hash, at publication).
+ * What a submission became: published at once (PUBLISH_INTERVAL=0, with its subject's id), or queued; the review's
+ * one-time key, to be shown to its author once and never stored (only its hash, at publication); and, when a
+ * verification token came with it, whether the review carries the badge or why not.
  */
-export type Submission = ({ published: true; id: number } | { published: false }) & { reviewKey: string };
+export type Submission = ({ published: true; id: number } | { published: false }) & {
+  reviewKey: string;
+  badge?: BadgeOutcome;
+};
+
+/** The badge a token earned: shown, or withheld because fewer than `minPeople` verified with the domain. */
+export type BadgeOutcome = { shown: true; domain: string } | { shown: false; domain: string; minPeople: number };
 
 /** A review's one-time key: 128 random bits, and the SHA-256 that is stored in its place. */
 export function newReviewKey(): { key: string; hash: string } {
@@ -327,6 +348,7 @@ async function submit(
   payload: QueuedReview,
   check: (trx: Trx) => Promise<void>,
   receipt?: string,
+  spend?: string,
 ): Promise<Submission> {
   const atOnce = settings.intervalSeconds === 0;
   const key = newReviewKey();
@@ -335,6 +357,7 @@ async function submit(
   try {
     await enqueueReview(db, settings, sealed, check, {
       receipt,
+      spend,
       onId: (queued) => {
         id = queued;
         if (atOnce) awaiting.set(queued, undefined);
@@ -343,6 +366,7 @@ async function submit(
   } catch (error) {
     if (id) awaiting.delete(id);
     if (error instanceof AlreadyQueuedError) throw new ContributionError("already-reviewed");
+    if (error instanceof TokenQueuedError) throw new VerificationError("token-spent");
     throw error;
   }
   if (!atOnce || !id) return { published: false, reviewKey: key.key };
@@ -362,9 +386,10 @@ async function submit(
   }
 }
 
-async function requireCompany(trx: Trx, companyId: number): Promise<void> {
-  const row = await trx.selectFrom("companies").select("id").where("id", "=", companyId).executeTakeFirst();
+async function requireCompany(trx: Kysely<Database>, companyId: number): Promise<{ website: string }> {
+  const row = await trx.selectFrom("companies").select("website").where("id", "=", companyId).executeTakeFirst();
   if (!row) throw new ContributionError("company-not-found");
+  return row;
 }
 
 async function refuseExistingCompany(trx: Trx, company: CompanyInput): Promise<void> {
@@ -373,21 +398,51 @@ async function refuseExistingCompany(trx: Trx, company: CompanyInput): Promise<v
   if ((await publishedCompanyId(trx, company)) !== undefined) throw new ContributionError("company-exists");
 }
 
-/** Queues a review of a company (published with the next batch). */
+/**
+ * Queues a review of a company (published with the next batch). A verification token sent with it is checked first
+ * (its domain must be the company website's); it badges the review when the domain's threshold is met, and is then
+ * marked spent in the queue, so a second review cannot spend it, waiting or published. Below the threshold the
+ * review is queued without the badge and the token is left unspent.
+ */
 export async function recordCompanyReview(
   db: Kysely<Database>,
   author: Author,
   companyId: number,
   review: CompanyReviewInput,
   settings: PublicationSettings = publicationSettings(),
+  verificationToken?: string,
 ): Promise<Submission> {
+  let badge: Badge | undefined;
+  let outcome: BadgeOutcome | undefined;
+  if (verificationToken) {
+    const { website } = await requireCompany(db, companyId);
+    const checked = await checkToken(db, verificationToken, website);
+    if (checked.badge) {
+      badge = { domain: checked.domain, tokenHash: checked.tokenHash };
+      outcome = { shown: true, domain: checked.domain };
+    } else {
+      outcome = { shown: false, domain: checked.domain, minPeople: checked.minPeople };
+    }
+  }
   const payload: QueuedReview = {
     kind: "company-review",
     author: authorTag(author.secret, author.userId),
     companyId,
     review,
+    ...(badge ? { badge } : {}),
   };
-  return submit(db, author, settings, payload, (trx) => requireCompany(trx, companyId));
+  const submission = await submit(
+    db,
+    author,
+    settings,
+    payload,
+    async (trx) => {
+      await requireCompany(trx, companyId);
+    },
+    undefined,
+    badge?.tokenHash,
+  );
+  return outcome ? { ...submission, badge: outcome } : submission;
 }
 
 /** Queues a new company together with its first review; the company appears when its review is published. */

@@ -123,7 +123,12 @@ export function reviewCardSchema<C extends string, Y extends string>(criteria: r
     .strict();
 }
 
-export const companyReviewCardSchema = reviewCardSchema(companyCriteria, companyYesNo);
+export const companyReviewCardSchema = reviewCardSchema(companyCriteria, companyYesNo)
+  .extend({
+    /** The registrable domain of the author's verified work address: "Verified: works at example.com". */
+    verifiedDomain: z.string().nullable(),
+  })
+  .strict();
 export const managerReviewCardSchema = reviewCardSchema(managerCriteria, managerYesNo);
 
 /** What a removed review leaves in its place in a list: its month and the decision, never its text or ratings. */
@@ -295,9 +300,22 @@ const reviewKey = z.string().describe("The review's one-time key: keep it; it is
 export const reportCreatedSchema = z.object({ id: z.number().int() }).strict();
 export const withdrawnSchema = z.object({ withdrawn: z.literal(true) }).strict();
 export const createdSchema = z.object({ id: z.number().int(), review_key: reviewKey }).strict();
-export const createdReviewSchema = z.object({ ok: z.literal(true), review_key: reviewKey }).strict();
+/** What became of a verification token sent with a review: the badge comes, or why not (then the token is unspent). */
+export const verificationOutcomeSchema = z
+  .object({ badge: z.enum(["shown", "withheld"]), domain: z.string(), note: z.string() })
+  .strict();
+export const createdReviewSchema = z
+  .object({ ok: z.literal(true), review_key: reviewKey, verification: verificationOutcomeSchema.optional() })
+  .strict();
 /** 202: the submission waits for the next publication; `note` says when it will appear, and why. */
-export const queuedSchema = z.object({ status: z.literal("queued"), note: z.string(), review_key: reviewKey }).strict();
+export const queuedSchema = z
+  .object({
+    status: z.literal("queued"),
+    note: z.string(),
+    review_key: reviewKey,
+    verification: verificationOutcomeSchema.optional(),
+  })
+  .strict();
 
 export const problemSchema = z
   .object({
@@ -317,5 +335,37 @@ export const tokenPairSchema = z
     expires_in: z.number().int(),
     expires_at: z.number().int(),
     refresh_token: z.string(),
+  })
+  .strict();
+
+const publicKeyJwkSchema = z.object({ kty: z.literal("RSA"), n: z.string(), e: z.string() }).strict();
+
+/** POST /api/v1/verification/codes: the code's challenge and the key to blind tokens for. */
+export const verificationChallengeSchema = z
+  .object({
+    challenge: z.string(),
+    domain: z.string(),
+    quarter: z.string(),
+    key_id: z.string(),
+    public_key: publicKeyJwkSchema,
+    tokens: z.number().int().min(1),
+    note: z.string(),
+  })
+  .strict();
+
+/** POST /api/v1/verification/tokens: the blind signatures, in the order of the blinded tokens. */
+export const verificationSignaturesSchema = z
+  .object({ domain: z.string(), quarter: z.string(), key_id: z.string(), blind_signatures: z.array(z.string()) })
+  .strict();
+
+/** GET /.well-known/candor-keys.json. */
+export const verificationKeysSchema = z
+  .object({
+    algorithm: z.literal("RSABSSA-SHA384-PSS-Deterministic"),
+    keys: z.array(
+      z
+        .object({ domain: z.string(), quarter: z.string(), key_id: z.string(), public_key: publicKeyJwkSchema })
+        .strict(),
+    ),
   })
   .strict();

@@ -55,11 +55,17 @@ export function publicationSettings(): PublicationSettings {
 export type ManagerCompany = { id: number } | { company: CompanyInput };
 
 /**
+ * A review's "Verified" badge and the hash of the token that earned it: both travel sealed and are written only by
+ * the batch that publishes the review, so the spend shares no transaction or time with the token's issuance.
+ */
+export type Badge = { domain: string; tokenHash: string };
+
+/**
  * What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors; `keyHash` is
  * the SHA-256 of the review's one-time key (rows sealed before review keys existed have none).
  */
 export type QueuedReview = { keyHash?: string } & (
-  | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput }
+  | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput; badge?: Badge }
   | { kind: "new-company"; author: string; company: CompanyInput; review: CompanyReviewInput }
   | { kind: "manager-review"; author: string; managerId: number; receipt: string; review: ManagerReviewInput }
   | {
@@ -80,13 +86,14 @@ export type Publisher = {
   /** Creates the company, or finds the published one with the same name and website. */
   companyFor: (trx: Trx, company: CompanyInput, day: string) => Promise<number>;
   createManager: (trx: Trx, companyId: number, manager: ManagerInput, day: string) => Promise<number>;
-  /** Writes the review with its subject's aggregates, and its key's hash when it has one. */
+  /** Writes the review with its subject's aggregates, its key's hash when it has one, and its badge's domain. */
   insertCompanyReview: (
     trx: Trx,
     companyId: number,
     review: CompanyReviewInput,
     day: string,
     keyHash: string | undefined,
+    verifiedDomain?: string,
   ) => Promise<void>;
   insertManagerReview: (
     trx: Trx,
@@ -96,6 +103,7 @@ export type Publisher = {
     keyHash: string | undefined,
   ) => Promise<void>;
   insertReceipt: (trx: Trx, receipt: string) => Promise<void>;
+  insertSpentToken: (trx: Trx, tokenHash: string) => Promise<void>;
   /** The receipt of a new manager's first review, from the account id it was queued with. */
   receiptFor: (userId: string, managerId: number) => string;
 };
@@ -107,6 +115,14 @@ export function authorTag(secret: string, userId: string): string {
 
 function pendingReceiptKey(key: QueueKey, receipt: string): string {
   return createHmac("sha256", key.key).update(`pending-receipt\u0000${receipt}`).digest("base64url");
+}
+
+/**
+ * A token spent by a queued review, keyed like a pending receipt and kept in the same table: a second spend finds it
+ * taken without anything being unsealed, and the rows cannot tell a receipt from a spend.
+ */
+function pendingSpendKey(key: QueueKey, tokenHash: string): string {
+  return pendingReceiptKey(key, `spent-token\u0000${tokenHash}`);
 }
 
 function newPendingId(): string {
@@ -157,7 +173,7 @@ export async function enqueueReview(
   settings: PublicationSettings,
   payload: QueuedReview,
   check: (trx: Trx) => Promise<void>,
-  options: { receipt?: string; onId?: (id: string) => void } = {},
+  options: { receipt?: string; spend?: string; onId?: (id: string) => void } = {},
 ): Promise<string> {
   if ((await readState(db)).keyId === null) {
     // The first key of a new queue; whoever gets the lock first makes it, the others find it made.
@@ -173,14 +189,11 @@ export async function enqueueReview(
     if (state.keyId === null) throw new Error("The publication queue has no key.");
     const key = readQueueKey(settings.keyDir, state.queueId, state.keyId);
     await check(trx);
-    if (options.receipt !== undefined) {
-      const taken = await trx
-        .insertInto("pending_receipts")
-        .values({ key: pendingReceiptKey(key, options.receipt) })
-        .onConflict((conflict) => conflict.column("key").doNothing())
-        .returning("key")
-        .executeTakeFirst();
-      if (!taken) throw new AlreadyQueuedError();
+    if (options.receipt !== undefined && !(await takePendingKey(trx, pendingReceiptKey(key, options.receipt)))) {
+      throw new AlreadyQueuedError();
+    }
+    if (options.spend !== undefined && !(await takePendingKey(trx, pendingSpendKey(key, options.spend)))) {
+      throw new TokenQueuedError();
     }
     await trx
       .insertInto("pending_reviews")
@@ -190,11 +203,30 @@ export async function enqueueReview(
   return id;
 }
 
+/** Writes a pending key; false when it is taken already (the same receipt or token waits in the queue). */
+async function takePendingKey(trx: Trx, key: string): Promise<boolean> {
+  const taken = await trx
+    .insertInto("pending_receipts")
+    .values({ key })
+    .onConflict((conflict) => conflict.column("key").doNothing())
+    .returning("key")
+    .executeTakeFirst();
+  return taken !== undefined;
+}
+
 /** A review of this manager by this account is already waiting in the queue. */
 export class AlreadyQueuedError extends Error {
   constructor() {
     super("already queued");
     this.name = "AlreadyQueuedError";
+  }
+}
+
+/** A review carrying this verification token already waits in the queue. */
+export class TokenQueuedError extends Error {
+  constructor() {
+    super("token already queued");
+    this.name = "TokenQueuedError";
   }
 }
 
@@ -408,13 +440,16 @@ export async function publishQueued(
         continue;
       }
       switch (payload.kind) {
-        case "company-review":
+        case "company-review": {
           subjects.set(id, payload.companyId);
+          const badge = payload.badge;
           writes.push(() =>
-            publisher.insertCompanyReview(trx, payload.companyId, payload.review, day, payload.keyHash),
+            publisher.insertCompanyReview(trx, payload.companyId, payload.review, day, payload.keyHash, badge?.domain),
           );
+          if (badge) writes.push(() => publisher.insertSpentToken(trx, badge.tokenHash));
           published += 1;
           break;
+        }
         case "new-company": {
           const companyId = await companyOf(payload.company);
           subjects.set(id, companyId);
@@ -473,11 +508,16 @@ export async function publishQueued(
   return result;
 }
 
-/** The pending receipts of these queued reviews under `key`: one for each queued review of a known manager. */
+/**
+ * The pending receipts of these queued reviews under `key`: one for each queued review of a known manager, and one
+ * for each verification token a queued company review spends.
+ */
 function pendingReceiptsOf(key: QueueKey, items: readonly { payload: QueuedReview }[]): string[] {
-  return items.flatMap(({ payload }) =>
-    payload.kind === "manager-review" ? [pendingReceiptKey(key, payload.receipt)] : [],
-  );
+  return items.flatMap(({ payload }) => {
+    if (payload.kind === "manager-review") return [pendingReceiptKey(key, payload.receipt)];
+    if (payload.kind === "company-review" && payload.badge) return [pendingSpendKey(key, payload.badge.tokenHash)];
+    return [];
+  });
 }
 
 /** Seals held reviews again under the new key, with new ids, and re-keys their pending receipts. */

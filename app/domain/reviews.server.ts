@@ -4,8 +4,15 @@ import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
 import { formatMonth } from "#app/lib/format.ts";
 import { type ReportReason, removalMarker } from "#app/lib/moderation.ts";
 import { averageScore } from "#app/lib/ratings.ts";
-import type { Page, RemovedReview, ReviewCard, ReviewItem } from "./public-shapes.server.ts";
-import { type Subject, pageOf } from "./subjects.server.ts";
+import type {
+  CompanyReviewCard,
+  CompanyReviewItem,
+  Page,
+  RemovedReview,
+  ReviewCard,
+  ReviewItem,
+} from "./public-shapes.server.ts";
+import { type Subject, type companySubject, pageOf } from "./subjects.server.ts";
 
 export const reviewsPageSize = 10;
 
@@ -22,11 +29,19 @@ function parseTags(tags: string): string[] {
   return Array.isArray(parsed) ? parsed.filter((tag): tag is string => typeof tag === "string") : [];
 }
 
-/** What a review card shows. The date is the month only (docs/data-model.md, what is never stored). */
+/**
+ * What a review card shows. The date is the month only (docs/data-model.md, what is never stored). A company review
+ * also shows the author's verified work domain, or null.
+ */
+export function reviewCard(subject: typeof companySubject, row: CompanyReview): CompanyReviewCard;
 export function reviewCard<C extends string, Y extends string>(
   subject: Subject<C, Y>,
   row: CompanyReview | ManagerReview,
-): ReviewCard<C, Y> {
+): ReviewCard<C, Y>;
+export function reviewCard<C extends string, Y extends string>(
+  subject: Subject<C, Y>,
+  row: CompanyReview | ManagerReview,
+): ReviewCard<C, Y> | CompanyReviewCard {
   const ratings = pick(row, subject.criteria);
   return {
     id: row.id,
@@ -36,6 +51,7 @@ export function reviewCard<C extends string, Y extends string>(
     tags: parseTags(row.tags),
     text: row.review_text,
     score: averageScore(Object.values(ratings)),
+    ...("verified_domain" in row ? { verifiedDomain: row.verified_domain } : {}),
   };
 }
 
@@ -53,7 +69,7 @@ export function decodeReviewCursor(cursor: string | null | undefined): string | 
 }
 
 /** True for a review shown in full, false for a removed review's marker. */
-export function isReviewCard<C extends string, Y extends string>(item: ReviewItem<C, Y>): item is ReviewCard<C, Y> {
+export function isReviewCard<T extends ReviewCard>(item: T | RemovedReview): item is T {
   return !("removed" in item);
 }
 
@@ -75,6 +91,18 @@ export function removedReview(
  * A subject's reviews, newest first, keyset-paginated by (created_on, id). A removed review keeps its place as a
  * marker.
  */
+export async function subjectReviews(
+  db: Kysely<Database>,
+  subject: typeof companySubject,
+  subjectId: number,
+  before?: string | null,
+): Promise<Page<CompanyReviewItem>>;
+export async function subjectReviews<C extends string, Y extends string>(
+  db: Kysely<Database>,
+  subject: Subject<C, Y>,
+  subjectId: number,
+  before?: string | null,
+): Promise<Page<ReviewItem<C, Y>>>;
 export async function subjectReviews<C extends string, Y extends string>(
   db: Kysely<Database>,
   subject: Subject<C, Y>,

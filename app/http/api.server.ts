@@ -2,15 +2,21 @@ import { createHash } from "node:crypto";
 import type { RouterContextProvider } from "react-router";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
-import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
+import { type BadgeOutcome, ContributionError, type Submission } from "#app/domain/contributions.server.ts";
 import { type Moderator, ModerationError, moderatorOf } from "#app/domain/moderation.server.ts";
 import { database } from "#app/db/database.server.ts";
 import { moderationMessages } from "#app/lib/moderation.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
+import { VerificationError } from "#app/domain/verification.server.ts";
 import { bearerAccount } from "#app/http/api-auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
-import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import {
+  contributionMessages,
+  type PublicationNoteKind,
+  publicationNote,
+  verificationMessages,
+} from "#app/lib/messages.ts";
 import { problem } from "#app/http/problem.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import {
@@ -51,6 +57,7 @@ const retryAfter = { "Retry-After": String(unavailableRetryAfterSeconds) };
 export function apiFailure(error: unknown): Response {
   if (error instanceof ApiProblem) return problem(error.status, error.message, error.extra);
   if (error instanceof ContributionError) return problem(error.status, error.message, { code: error.kind });
+  if (error instanceof VerificationError) return problem(error.status, error.message, { code: error.kind });
   if (error instanceof ModerationError) return problem(error.status, error.message);
   if (error instanceof RateLimitedError) {
     return problem(429, error.message, {}, { headers: { "Retry-After": String(error.retryAfterSeconds) } });
@@ -208,6 +215,16 @@ export function apiModeratorRead(handler: (args: Args & { moderator: Moderator }
     });
 }
 
+function verificationOutcome(badge: BadgeOutcome) {
+  return badge.shown
+    ? { badge: "shown", domain: badge.domain, note: verificationMessages.badgeComing(badge.domain) }
+    : {
+        badge: "withheld",
+        domain: badge.domain,
+        note: verificationMessages.badgeWithheld(badge.domain, badge.minPeople),
+      };
+}
+
 /**
  * The answer to a submission: 201 with `published(id)` when it was published at once (PUBLISH_INTERVAL=0), otherwise
  * 202 Accepted with the note of when it will appear (docs/decisions/0013-publication-in-sealed-batches.md).
@@ -217,10 +234,13 @@ export function submissionAnswer(
   published: (id: number) => unknown,
   note: PublicationNoteKind,
 ): { status: number; body: unknown } {
-  const reviewKey = { review_key: submission.reviewKey };
-  if (submission.published) return { status: 201, body: { ...(published(submission.id) as object), ...reviewKey } };
+  const extra = {
+    review_key: submission.reviewKey,
+    ...(submission.badge ? { verification: verificationOutcome(submission.badge) } : {}),
+  };
+  if (submission.published) return { status: 201, body: { ...(published(submission.id) as object), ...extra } };
   return {
     status: 202,
-    body: { status: "queued", note: publicationNote(note, publicationSettings()), ...reviewKey },
+    body: { status: "queued", note: publicationNote(note, publicationSettings()), ...extra },
   };
 }

@@ -1,9 +1,10 @@
 import { redirect } from "react-router";
 import type { z } from "zod";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
+import { VerificationError } from "#app/domain/verification.server.ts";
 import { fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/http/forms.server.ts";
 import type { PublicationNoteKind } from "#app/lib/messages.ts";
-import { setPublicationNote, setReviewKey, setToast, type ToastKind } from "#app/http/session.server.ts";
+import { setBadgeNote, setPublicationNote, setReviewKey, setToast, type ToastKind } from "#app/http/session.server.ts";
 import type { RateLimitName } from "#app/lib/rate-limit.server.ts";
 
 /** Correct the highlighted fields: the form's message box when one or more fields are refused. */
@@ -61,6 +62,12 @@ export function parseParts<T extends Record<string, z.ZodType>>(
 /** Turns a refused write (already reviewed, company exists, not found) into the form's answer; rethrows the rest. */
 export function contributionRefusal(error: unknown, values: Record<string, unknown>) {
   if (error instanceof ContributionError) return formFailure({ formError: error.message, values }, error.status);
+  if (error instanceof VerificationError) {
+    return formFailure(
+      { formError: error.message, fieldErrors: { verification_token: error.message }, values },
+      error.status,
+    );
+  }
   throw error;
 }
 
@@ -74,6 +81,7 @@ export function afterSubmission(
   targets: { published: (id: number) => string; queued: string; note: PublicationNoteKind },
 ): never {
   const headers = setReviewKey(setToast(new Headers(), toast), submission.reviewKey);
+  if (submission.badge) setBadgeNote(headers, submission.badge);
   if (submission.published) throw redirect(targets.published(submission.id), { headers });
   throw redirect(targets.queued, { headers: setPublicationNote(headers, targets.note) });
 }

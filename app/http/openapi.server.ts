@@ -1,6 +1,6 @@
 import { z } from "zod";
 import {
-  companyReviewSchema,
+  companyReviewBodySchema,
   idParamSchema,
   managerReviewSchema,
   newCompanyBodySchema,
@@ -32,11 +32,15 @@ import {
   tokenAccountSchema,
   tokenPairSchema,
   transparencySchema,
+  verificationChallengeSchema,
+  verificationKeysSchema,
+  verificationSignaturesSchema,
 } from "#app/domain/public-shapes.server.ts";
 import { decisionBodySchema, reportSchema, reviewKeyRequestSchema } from "#app/domain/moderation.server.ts";
 import { releaseBodySchema } from "#app/domain/signals.server.ts";
-import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { contributionMessages, messages, verificationMessages } from "#app/lib/messages.ts";
 import { moderationMessages, signalMessages } from "#app/lib/moderation.ts";
+import { verificationAddressSchema, verificationCodeSchema } from "#app/domain/verification.server.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -182,12 +186,18 @@ export function openApiDocument(serverUrl: string) {
           summary: "Review a company",
           security: bearer,
           parameters: [pathId("companyId")],
+          description:
+            'With `verification_token` (a token obtained through /api/v1/verification/tokens for the domain of the company\'s website, this quarter) the review carries the badge "Verified: works at <domain>" once at least VERIFIED_MIN_PEOPLE addresses of that domain have verified this quarter; below that the review is accepted without the badge, the token is not spent, and `verification.badge` is `withheld`.',
           requestBody: body("CompanyReviewInput"),
           responses: {
             "201": json("CreatedReview", "Created"),
             "202": json("Queued", queuedDescription),
             ...writeErrors,
+            "400": problemResponse(
+              `Bad input; \`errors\` names each bad field. A refused token: "${verificationMessages.tokenInvalid}", "${verificationMessages.tokenQuarter}", or a token of another domain (code \`token-domain\`)`,
+            ),
             "404": problemResponse("No such company"),
+            "409": problemResponse(`"${verificationMessages.tokenSpent}" (code \`token-spent\`)`),
           },
         },
       },
@@ -248,6 +258,45 @@ export function openApiDocument(serverUrl: string) {
             "404": problemResponse("No such manager"),
             "409": problemResponse(`"You have already reviewed this manager."`),
           },
+        },
+      },
+      "/api/v1/verification/codes": {
+        post: {
+          summary: "Verify a work address, step 1: mail a 6-digit code to it",
+          description:
+            "Refuses free-mail services and addresses without a registrable domain. Answers the challenge the code goes with and the signing key of the address's registrable domain for this quarter (one key per domain and quarter, listed at /.well-known/candor-keys.json: check it there before blinding). The address is not stored; rate-limited per client, account and address.",
+          security: bearer,
+          requestBody: body("VerificationAddress"),
+          responses: {
+            "201": json("VerificationChallenge", "Code mailed"),
+            ...writeErrors,
+            "400": problemResponse(
+              `"${verificationMessages.addressInvalid}" or "${verificationMessages.freeMail}" (code \`free-mail\`)`,
+            ),
+          },
+        },
+      },
+      "/api/v1/verification/tokens": {
+        post: {
+          summary: "Verify a work address, step 2: the code, and up to 3 blinded tokens to sign",
+          description:
+            "Each `blinded` value is an RFC 9474 blinded message (RSABSSA-SHA384-PSS-Deterministic, 256 bytes, base64url) of the token message `candor-verified-v1|<domain>|<quarter>|<nonce>`, with a 32-byte random nonce in base64url. Answers the blind signatures in the same order; finalize them with the listed key. The token to send with a review is `v1~<domain>~<quarter>~<nonce>~<signature>`.",
+          security: bearer,
+          requestBody: body("VerificationCode"),
+          responses: {
+            "200": json("VerificationSignatures", "Signed"),
+            ...writeErrors,
+            "400": problemResponse(`"${verificationMessages.codeWrong}", "${verificationMessages.codeInvalid}"`),
+            "409": problemResponse(`"${verificationMessages.alreadyVerified}"`),
+            "410": problemResponse(`"${verificationMessages.codeExpired}"`),
+          },
+        },
+      },
+      "/.well-known/candor-keys.json": {
+        get: {
+          summary: "Every public verification key: one per (registrable domain, quarter)",
+          parameters: [query("domain", "Only this domain's keys")],
+          responses: { "200": json("VerificationKeys"), "429": errors["429"] },
         },
       },
       "/api/v1/reviews/{reviewId}/reports": {
@@ -431,7 +480,12 @@ export function openApiDocument(serverUrl: string) {
         CompanySuggestions: schema(companySuggestionsSchema),
         NewCompany: schema(newCompanyBodySchema, "input"),
         NewManager: schema(newManagerBodySchema, "input"),
-        CompanyReviewInput: schema(companyReviewSchema, "input"),
+        CompanyReviewInput: schema(companyReviewBodySchema, "input"),
+        VerificationAddress: schema(verificationAddressSchema, "input"),
+        VerificationChallenge: schema(verificationChallengeSchema),
+        VerificationCode: schema(verificationCodeSchema, "input"),
+        VerificationSignatures: schema(verificationSignaturesSchema),
+        VerificationKeys: schema(verificationKeysSchema),
         ManagerReviewInput: schema(managerReviewSchema, "input"),
         ReportInput: schema(reportSchema, "input"),
         ReviewKeyRequest: schema(reviewKeyRequestSchema, "input"),

@@ -101,3 +101,20 @@ export async function moderatorOrNull(context: Readonly<RouterContextProvider>, 
   const account = requireAccount(context, url);
   return (await moderatorOf(database().db, account.id)) ?? null;
 }
+// Beside the note, what became of a verification token sent with the review: the badge comes, or why it does not.
+const badgeCookie = "candor_badge";
+
+export function setBadgeNote(headers: Headers, badge: { shown: boolean; domain: string }): Headers {
+  const value = `${badge.shown ? "shown" : "withheld"}.${badge.domain}`;
+  headers.append("Set-Cookie", `${badgeCookie}=${value}; Path=/; Max-Age=60; HttpOnly; SameSite=Lax`);
+  return headers;
+}
+
+export function readBadgeNote(request: Request): { shown: boolean; domain: string } | null {
+  const match = /(?:^|;\s*)candor_badge=(shown|withheld)\.([a-z0-9.-]{1,253})(?:;|$)/.exec(
+    request.headers.get("cookie") ?? "",
+  );
+  return match ? { shown: match[1] === "shown", domain: match[2]! } : null;
+}
+
+export const clearBadgeNoteCookie = `${badgeCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`;

@@ -63,6 +63,11 @@ export const envSchema = z.object({
   MANAGER_MIN_REVIEWS: z.coerce.number().int().min(1).default(3),
   /** A batch is published only when its reviews come from at least this many accounts. */
   PUBLISH_MIN_AUTHORS: z.coerce.number().int().min(1).default(3),
+  /**
+   * A work-address domain's "Verified" badge shows on reviews only once at least this many addresses of that domain
+   * obtained verification tokens in the quarter: a badge from a smaller group would point at its few members.
+   */
+  VERIFIED_MIN_PEOPLE: z.coerce.number().int().min(1).default(10),
   /** Where the keys that seal queued reviews are kept: never in the database, never in its backups. */
   QUEUE_KEY_DIR: z.string().min(1).default("./data/queue-keys"),
   /**

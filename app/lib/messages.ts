@@ -103,3 +103,32 @@ export function publicationNote(
       : "Reviews are published in shuffled batches dated only by the month, so nobody, not even the people who run this site, can tell which review is yours or when you wrote it.";
   return `${when} ${why}`;
 }
+
+/** Verifying a work address and the "Verified" badge (docs/decisions/0030-blind-signed-verification-tokens.md). */
+export const verificationMessages = {
+  addressInvalid: "Enter your work e-mail address, such as jane@example.com.",
+  freeMail: "This is a free e-mail service: enter the address your employer gave you.",
+  codeSent: (domain: string) =>
+    `We have sent a 6-digit code to your address at ${domain}. It works for 15 minutes. Type it below.`,
+  codeInvalid: "Enter the 6-digit code from the mail.",
+  codeWrong: "That code is not right. Check the latest mail from us and try again.",
+  codeExpired: "This code has expired or was used up. Ask for a new one.",
+  alreadyVerified: "This address has already been verified this quarter: each address can be verified once a quarter.",
+  needsJavaScript:
+    "Verification needs JavaScript: your browser makes the tokens itself, so that not even we can tie them to you.",
+  requestInvalid: "The verification request was not understood. Reload the page and try again.",
+  keyMismatch:
+    "The signing key we were given is not the one listed publicly for this domain, so we stopped: reload and try again, or tell us.",
+  verified: (domain: string, count: number) =>
+    `Done: this browser now holds ${count} verification tokens for ${domain}, valid until the end of the quarter. Each one can badge one review of a company whose website is on ${domain}.`,
+  tokenInvalid: "This verification token is not valid.",
+  tokenDomain: (tokenDomain: string, companyDomain: string) =>
+    `This verification token is for ${tokenDomain}, but this company's website is on ${companyDomain}.`,
+  tokenQuarter: "This verification token is from another quarter: verify your work address again.",
+  tokenSpent: "This verification token has already been used.",
+  badge: (domain: string) => `Verified: works at ${domain}`,
+  badgeWithheld: (domain: string, minimum: number) =>
+    `Your review will appear without the “Verified” badge: fewer than ${minimum} people from ${domain} have verified this quarter, and a badge from so few could point to you. Your token was not used.`,
+  badgeComing: (domain: string) =>
+    `Your review will carry the badge “Verified: works at ${domain}”. This browser sends one of its verification tokens with it; nothing ties the token to you.`,
+} as const;

@@ -72,6 +72,9 @@ export const paths = {
   moderationQueue: () => "/moderation/queue",
   transparency: () => "/transparency",
   reviewKey: () => "/review-key",
+  verifyWork: () => "/verify-work",
+  verificationKeys: (domain?: string) => withQuery("/.well-known/candor-keys.json", { domain }),
+  verificationTokensApi: () => "/api/v1/verification/tokens",
   apiSearch: (kind: SearchKind, country: string, q: string) =>
     withQuery(kind === "manager" ? "/api/v1/managers" : "/api/v1/companies", { country, q }),
 } as const;

@@ -41,6 +41,12 @@ export const rateLimits = {
   report: { points: 10, duration: 60 * 60 },
   /** Appeals and withdrawals with a review key: a key has 128 random bits, so this only stops floods. */
   reviewKey: { points: 20, duration: 60 * 60 },
+  /** Work-address codes mailed for one address, one account, and one client address. */
+  verificationCodeAddress: { points: 3, duration: 60 * 60 },
+  verificationCodeAccount: { points: 5, duration: 24 * 60 * 60 },
+  verificationCodeIp: { points: 10, duration: 60 * 60 },
+  /** Code checks and token issuance from one client address, whatever the code. */
+  verificationIssue: { points: 10, duration: 60 * 60 },
 } as const satisfies Record<string, { points: number; duration: number }>;
 
 export type RateLimitName = keyof typeof rateLimits;

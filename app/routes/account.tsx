@@ -1,4 +1,4 @@
-import { data, Form, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { renderSVG } from "uqr";
 import type { Route } from "./+types/account.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
@@ -208,6 +208,13 @@ export default function AccountPage({ loaderData, actionData }: Route.ComponentP
           </Form>
         </Section>
       )}
+
+      <Section title="Verified work address">
+        <p>
+          Let your company reviews show “Verified: works at <i>your company&apos;s domain</i>” without telling anyone
+          who you are: <Link to={paths.verifyWork()}>verify your work address</Link>.
+        </p>
+      </Section>
 
       <Section title="Change password">
         <FormMessage success={result("change-password")?.success} />

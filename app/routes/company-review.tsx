@@ -9,7 +9,10 @@ import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/d
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
-import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
+import { publicationSettings } from "#app/domain/publication.server.ts";
+import { badgeAvailable, registrableDomain, verificationSettings } from "#app/domain/verification.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
@@ -23,14 +26,24 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 export async function loader({ context, request, url }: Route.LoaderArgs) {
   requireAccount(context, url);
   const company = await companyOfQuery(request);
-  if (!company) return data({ company: null }, { status: 404 });
-  return { company: { id: company.id, name: company.name } };
+  if (!company) return data({ company: null, verification: null }, { status: 404 });
+  const domain = registrableDomain(company.website) ?? null;
+  const settings = verificationSettings();
+  return {
+    company: { id: company.id, name: company.name },
+    verification: {
+      domain,
+      badgeAvailable: domain ? await badgeAvailable(database().db, domain, settings) : false,
+      minPeople: settings.minPeople,
+    },
+  };
 }
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
   const form = await request.formData();
   const values = reviewFormValues(form, companyReviewKeys);
+  const token = field(form, "verification_token");
   const company = await companyOfQuery(request);
   if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);
   return contributionAction({
@@ -39,15 +52,23 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     values,
     parts: { review: companyReviewSchema },
     inputs: { review: values },
-    write: ({ review }) => recordCompanyReview(database().db, authorOf(account), company.id, review),
+    write: ({ review }) =>
+      recordCompanyReview(
+        database().db,
+        authorOf(account),
+        company.id,
+        review,
+        publicationSettings(),
+        token || undefined,
+      ),
     toast: "company-reviewed",
     targets: () => ({ published: paths.company, queued: paths.company(company.id), note: "review" }),
   });
 }
 
 export default function CompanyReviewPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { company } = loaderData;
-  if (!company) {
+  const { company, verification } = loaderData;
+  if (!company || !verification) {
     return <CompanyNotFound />;
   }
   return (
@@ -59,7 +80,12 @@ export default function CompanyReviewPage({ loaderData, actionData }: Route.Comp
       <h1>Review {company.name}</h1>
       <FormMessage error={actionData?.formError} />
       <GuidedForm draftKey={`company-review:${company.id}`} actionData={actionData}>
-        {(state) => <CompanyReviewFields state={state} />}
+        {(state) => (
+          <>
+            <CompanyReviewFields state={state} />
+            <VerificationTokenField {...verification} state={state} />
+          </>
+        )}
       </GuidedForm>
     </section>
   );

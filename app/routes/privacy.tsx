@@ -1,6 +1,14 @@
+import { Link } from "react-router";
+import type { Route } from "./+types/privacy.ts";
+import { verificationSettings } from "#app/domain/verification.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { paths } from "#app/lib/paths.ts";
 
-export default function PrivacyPage() {
+export function loader() {
+  return { minPeople: verificationSettings().minPeople };
+}
+
+export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
   return (
     <article className="page narrow prose">
       <title>{`Privacy · ${messages.siteName}`}</title>
@@ -38,6 +46,41 @@ export default function PrivacyPage() {
         manager. It holds no review, no date and no time. Whoever holds the site's secret key can learn from it that
         this account reviewed this manager, and nothing more: never which review is yours, because a manager's reviews
         are only ever published in groups of at least three.
+      </p>
+      <h2>Verifying your work address</h2>
+      <p>
+        You may <Link to={paths.verifyWork()}>verify your work address</Link> so that your company reviews can show
+        “Verified: works at example.com”. We mail a code to the address. We do not store the address: we keep a keyed
+        fingerprint of it until the end of the quarter, so each address verifies once a quarter, and then delete it. We
+        do not note which account asked.
+      </p>
+      <p>
+        After the code, your browser makes a few tokens and has us sign them without showing them to us. When a review
+        carries one, we can check our signature, but we cannot tell which verification, account or person it came from,
+        and neither can anyone who later gets a copy of this server. We keep only a fingerprint of a used token, so it
+        cannot be used twice, and we write it when the review is published, with other people&apos;s reviews. There is
+        one signing key per domain and quarter, listed publicly, and your browser checks it, so we cannot give you a key
+        of your own to recognise you by.
+      </p>
+      <p>What it does reveal:</p>
+      <ul>
+        <li>
+          <strong>Your employer&apos;s mail server</strong> sees that a code from us arrived for you. If that could harm
+          you, do not verify.
+        </li>
+        <li>
+          <strong>Everyone</strong> sees the domain on your review, and can see that someone from that domain verified
+          this quarter. The badge appears only once at least {loaderData.minPeople} people from the domain have verified
+          that quarter; until then your review is published without it, and we tell you so.
+        </li>
+        <li>
+          <strong>Your words.</strong> The badge says you are one of the people at that domain. What you write, and how,
+          can narrow that down. Leave out details only you would know.
+        </li>
+      </ul>
+      <p>
+        The tokens stay in this browser only (its local storage), never with your account; clearing the browser&apos;s
+        data deletes them.
       </p>
       <h2>Accounts</h2>
       <p>

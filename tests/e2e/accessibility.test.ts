@@ -43,6 +43,7 @@ const memberPages = [
   paths.addManager(facts.busyCompany.id),
   paths.addManagerAlone(),
   paths.reviewManager(facts.managerWithoutReviews.id),
+  paths.verifyWork(),
 ];
 /** What only a moderator sees: the desk with its report, and the home page's header as theirs. */
 const moderatorPages = [paths.home(), paths.moderationQueue()];

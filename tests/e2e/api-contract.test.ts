@@ -6,7 +6,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { maxBodyBytes } from "#app/http/api-request.server.ts";
-import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import {
+  contributionMessages,
+  type PublicationNoteKind,
+  publicationNote,
+  verificationMessages,
+} from "#app/lib/messages.ts";
 import {
   type Account,
   type Answer,
@@ -20,6 +25,9 @@ import {
   unique,
 } from "./support/api.ts";
 import { newClientIp, sameOrigin, Visitor } from "./support/http.ts";
+import { mailedCode } from "./support/verify.ts";
+import { blindTokens, finalizeTokens } from "#app/lib/verification-client.ts";
+import { importPublicKey, toBase64url } from "#app/lib/verification-token.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
 // Every answer of the JSON API, in success and in error, held to the OpenAPI document the server
@@ -790,6 +798,89 @@ describe("batched publication (the default)", () => {
     });
     assert.equal(published.trim(), "Published 0 reviews; 2 held.");
     fs.rmSync(keyDir, { recursive: true, force: true });
+  });
+});
+
+describe("verifying a work address", () => {
+  const domain = `contract-${process.pid}.org`;
+  const address = `erin@${domain}`;
+
+  it("mails a code, signs blinded tokens, lists the key, and takes a token with a review", async () => {
+    const keysBefore = await api.get("/.well-known/candor-keys.json");
+    assertStatus(keysBefore, 200);
+
+    const freeMail = await api.post("/api/v1/verification/codes", { email: "erin@gmail.com" }, auth);
+    assertStatus(freeMail, 400);
+    assert.equal((freeMail.body as Problem).detail, verificationMessages.freeMail);
+
+    const started = await api.post("/api/v1/verification/codes", { email: address }, auth);
+    assertStatus(started, 201);
+    const challenge = started.body as { challenge: string; domain: string; quarter: string; public_key: JsonWebKey };
+    assert.equal(challenge.domain, domain);
+    const listed = await api.get(`/.well-known/candor-keys.json?domain=${domain}`);
+    assertStatus(listed, 200);
+    const keys = (listed.body as { keys: { public_key: JsonWebKey }[] }).keys;
+    assert.deepEqual(
+      keys.map((key) => key.public_key),
+      [challenge.public_key],
+    );
+
+    const publicKey = await importPublicKey(challenge.public_key);
+    const drafts = await blindTokens(publicKey, challenge, 2);
+    const blinded = drafts.map((draft) => toBase64url(draft.blindedMsg));
+    const code = await mailedCode(server.outboxDir, address);
+    const wrong = await api.post(
+      "/api/v1/verification/tokens",
+      { challenge: challenge.challenge, code: code === "000000" ? "000001" : "000000", blinded },
+      auth,
+    );
+    assertStatus(wrong, 400);
+    assert.equal((wrong.body as Problem).detail, verificationMessages.codeWrong);
+    const signed = await api.post(
+      "/api/v1/verification/tokens",
+      { challenge: challenge.challenge, code, blinded },
+      auth,
+    );
+    assertStatus(signed, 200);
+    const [token] = await finalizeTokens(
+      publicKey,
+      drafts,
+      (signed.body as { blind_signatures: string[] }).blind_signatures,
+    );
+
+    const company = await api.post(
+      "/api/v1/companies",
+      {
+        company: { ...newCompany(unique("Contract Verified")), website: `https://${domain}` },
+        review: companyReview(),
+      },
+      auth,
+    );
+    assertStatus(company, 201);
+    const companyId = (company.body as { id: number }).id;
+    // One address verified: below the threshold of 10, the review is taken without the badge and the token kept.
+    const review = await api.post(
+      `/api/v1/companies/${companyId}/reviews`,
+      companyReview({ verification_token: token }),
+      auth,
+    );
+    assertStatus(review, 201);
+    assert.deepEqual((review.body as { verification: unknown }).verification, {
+      badge: "withheld",
+      domain,
+      note: verificationMessages.badgeWithheld(domain, 10),
+    });
+    const foreign = await api.post("/api/v1/companies/1/reviews", companyReview({ verification_token: token }), auth);
+    assertStatus(foreign, 400);
+    assert.equal((foreign.body as Problem).code, "token-domain");
+  });
+
+  it("limits the codes mailed to one address", async () => {
+    const answers: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      answers.push((await api.post("/api/v1/verification/codes", { email: address }, auth)).status);
+    }
+    assert.deepEqual(answers, [201, 201, 429]);
   });
 });
 

@@ -1,10 +1,11 @@
 import { database } from "#app/db/database.server.ts";
-import { companyReviewSchema, parseIdParam, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
+import { companyReviewBodySchema, parseIdParam, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
 import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { publicationSettings } from "#app/domain/publication.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
 
 function companyId(params: Record<string, string | undefined>): number {
@@ -24,9 +25,17 @@ export const loader = apiRead(async ({ params, request }) => {
 export const action = apiWrite(
   async ({ params, request, author }) => {
     const id = companyId(params);
-    const body = await readBody(request, companyReviewSchema);
+    const body = await readBody(request, companyReviewBodySchema);
     if (!body.ok) throw body.response;
-    const submission = await recordCompanyReview(database().db, authorOf({ id: author.userId }), id, body.data);
+    const { verification_token: token, ...review } = body.data;
+    const submission = await recordCompanyReview(
+      database().db,
+      authorOf({ id: author.userId }),
+      id,
+      review,
+      publicationSettings(),
+      token || undefined,
+    );
     return submissionAnswer(submission, () => ({ ok: true }), "review");
   },
   { contribution: "companyReview" },

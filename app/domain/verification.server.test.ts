@@ -1,0 +1,239 @@
+import { blindTokens, finalizeTokens } from "#app/lib/verification-client.ts";
+import type { Kysely } from "kysely";
+import { expect, it, vi } from "vitest";
+import type { Database } from "#app/db/schema.ts";
+import { describeEachEngine, tableNames } from "#tests/support/test-database.ts";
+import { insertCompany } from "#tests/support/test-fixtures.ts";
+import { author, companyReview, testReceiptSecret } from "#tests/support/test-contributions.ts";
+import { importPublicKey, quarterOf, toBase64url } from "#app/lib/verification-token.ts";
+import { recordCompanyReview } from "./contributions.server.ts";
+import { type PublicationSettings, publicationSettings, publishQueued } from "./publication.server.ts";
+import { contributionPublisher } from "./contributions.server.ts";
+import {
+  checkToken,
+  forgetPastQuarters,
+  issueVerificationTokens,
+  publicSigningKeys,
+  requestVerificationCode,
+  VerificationError,
+  type VerificationFailure,
+  workDomainOf,
+} from "./verification.server.ts";
+
+const outbox = await vi.hoisted(() => import("#tests/support/test-outbox.ts"));
+
+type Db = Kysely<Database>;
+const secret = testReceiptSecret;
+
+async function refusal(work: Promise<unknown>, kind: VerificationFailure): Promise<VerificationError> {
+  const error = await work.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(VerificationError);
+  expect((error as VerificationError).kind).toBe(kind);
+  return error as VerificationError;
+}
+
+function codeMailedTo(address: string): string {
+  const mail = outbox
+    .sentMails()
+    .filter((sent) => sent.to.includes(address))
+    .at(-1);
+  const code = /Your code is (\d{6})/.exec(mail?.text ?? "")?.[1];
+  if (!code) throw new Error(`No code was mailed to ${address}.`);
+  return code;
+}
+
+/** What a browser does: request a code, read it, blind `count` tokens, have them signed, finalize them. */
+async function verify(db: Db, address: string, options: { now?: Date; count?: number } = {}): Promise<string[]> {
+  const now = options.now ?? new Date();
+  const started = await requestVerificationCode(db, secret, { email: address }, now);
+  const publicKey = await importPublicKey(started.key.publicKey);
+  const drafts = await blindTokens(publicKey, started, options.count ?? 1);
+  const issued = await issueVerificationTokens(
+    db,
+    secret,
+    {
+      challenge: started.challenge,
+      code: codeMailedTo(address),
+      blinded: drafts.map((draft) => toBase64url(draft.blindedMsg)),
+    },
+    now,
+  );
+  return finalizeTokens(publicKey, drafts, issued.signatures);
+}
+
+/** Every text value stored in every table, for "the address is not stored anywhere". */
+async function everyStoredText(db: Db, engine: "sqlite" | "postgres"): Promise<string> {
+  const parts: string[] = [];
+  for (const table of await tableNames(db, engine)) {
+    const rows = await db
+      .selectFrom(table as keyof Database)
+      .selectAll()
+      .execute();
+    parts.push(JSON.stringify(rows));
+  }
+  return parts.join("\n").toLowerCase();
+}
+
+const queued: PublicationSettings = {
+  intervalSeconds: 1800,
+  managerMinReviews: 1,
+  minAuthors: 1,
+  // The queue's key files are named by each database's queue id: the suites' directory serves this one too.
+  keyDir: publicationSettings().keyDir,
+};
+
+it("takes the registrable domain and refuses free-mail and malformed addresses", () => {
+  expect(workDomainOf("jane@mail.eu.example.co.uk")).toBe("example.co.uk");
+  expect(workDomainOf("jane@acmecorp.com")).toBe("acmecorp.com");
+  for (const address of ["jane@gmail.com", "jane@gmx.de", "jane@outlook.com", "jane@yahoo.co.uk"]) {
+    expect(() => workDomainOf(address), address).toThrow(VerificationError);
+    expect(() => workDomainOf(address)).toThrow(/free e-mail service/);
+  }
+  expect(() => workDomainOf("jane@localhost")).toThrow(/work e-mail address/);
+  expect(() => workDomainOf("jane@co.uk")).toThrow(/work e-mail address/);
+});
+
+describeEachEngine("verifying a work address", (database, engine) => {
+  it("mails a code, signs blinded tokens after it, and stores no address", async () => {
+    const { db } = database();
+    const [token, second, third] = await verify(db, "Jane.Doe@Mail.Acmecorp.com ".trim().toLowerCase(), { count: 3 });
+    expect([token, second, third].every(Boolean)).toBe(true);
+    const website = "https://www.acmecorp.com/careers";
+    expect(await checkToken(db, token!, website, { minPeople: 1 })).toMatchObject({
+      badge: true,
+      domain: "acmecorp.com",
+    });
+    const stored = await everyStoredText(db, engine);
+    expect(stored).not.toContain("jane.doe");
+    expect(stored).not.toContain(token!.split("~")[3]!.toLowerCase());
+    expect(await db.selectFrom("verified_addresses").selectAll().execute()).toEqual([
+      { address_hash: expect.any(String), domain: "acmecorp.com", quarter: quarterOf(new Date()) },
+    ]);
+    expect(await db.selectFrom("verification_codes").selectAll().execute()).toEqual([]);
+    // One key for the domain and quarter, listed publicly; the second verification uses it too.
+    await verify(db, "john@acmecorp.com");
+    const keys = await publicSigningKeys(db);
+    expect(keys.map((key) => [key.domain, key.quarter])).toEqual([["acmecorp.com", quarterOf(new Date())]]);
+  });
+
+  it("refuses a wrong code, an expired one, a code tried too often, and a second verification of an address", async () => {
+    const { db } = database();
+    const started = await requestVerificationCode(db, secret, { email: "ann@acme.example" });
+    const code = codeMailedTo("ann@acme.example");
+    const wrong = code === "000000" ? "000001" : "000000";
+    const blinded = [toBase64url(new Uint8Array(256).fill(1))];
+    await refusal(
+      issueVerificationTokens(db, secret, { challenge: started.challenge, code: wrong, blinded }),
+      "code-wrong",
+    );
+    const later = new Date(Date.now() + 16 * 60_000);
+    await refusal(
+      issueVerificationTokens(db, secret, { challenge: started.challenge, code, blinded }, later),
+      "code-expired",
+    );
+
+    const again = await requestVerificationCode(db, secret, { email: "ann@acme.example" });
+    const right = codeMailedTo("ann@acme.example");
+    const other = right === "000000" ? "000001" : "000000";
+    for (let attempt = 1; attempt < 5; attempt++) {
+      await refusal(
+        issueVerificationTokens(db, secret, { challenge: again.challenge, code: other, blinded }),
+        "code-wrong",
+      );
+    }
+    await refusal(
+      issueVerificationTokens(db, secret, { challenge: again.challenge, code: other, blinded }),
+      "code-expired",
+    );
+    await refusal(
+      issueVerificationTokens(db, secret, { challenge: again.challenge, code: right, blinded }),
+      "code-expired",
+    );
+
+    await verify(db, "bob@acme.example");
+    const error = await refusal(verify(db, "bob@acme.example"), "already-verified");
+    expect(error.message).toBe(
+      "This address has already been verified this quarter: each address can be verified once a quarter.",
+    );
+  });
+
+  it("forgets a past quarter: address hashes, codes and private keys go, public keys stay", async () => {
+    const { db } = database();
+    const past = new Date(Date.UTC(2025, 4, 10));
+    await verify(db, "old@initech.example", { now: past });
+    await requestVerificationCode(db, secret, { email: "late@initech.example" }, past);
+    await forgetPastQuarters(db);
+    expect(await db.selectFrom("verified_addresses").selectAll().execute()).toEqual([]);
+    expect(await db.selectFrom("verification_codes").selectAll().execute()).toEqual([]);
+    const keys = await db.selectFrom("verification_keys").selectAll().execute();
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ domain: "initech.example", quarter: "2025-Q2", private_sealed: null });
+  });
+});
+
+describeEachEngine("spending a verification token", (database) => {
+  it("badges one review once 10 addresses of the domain verified, and refuses reuse, waiting or published", async () => {
+    const { db } = database();
+    const companyId = await insertCompany(db, { name: "Example Inc", website: "https://acmecorp.com" });
+    const [first, spare] = await verify(db, "p0@acmecorp.com", { count: 2 });
+    // Below the threshold: the review goes without the badge and the token stays unspent.
+    const below = await recordCompanyReview(db, author("u0"), companyId, companyReview(), undefined, first);
+    expect(below.badge).toEqual({ shown: false, domain: "acmecorp.com", minPeople: 10 });
+    expect(await db.selectFrom("spent_tokens").selectAll().execute()).toEqual([]);
+
+    for (let person = 1; person < 10; person++) await verify(db, `p${person}@acmecorp.com`);
+    const shown = await recordCompanyReview(db, author("u0"), companyId, companyReview(), undefined, first);
+    expect(shown.badge).toEqual({ shown: true, domain: "acmecorp.com" });
+    const badges = await db
+      .selectFrom("company_reviews")
+      .select("verified_domain")
+      .where("company_id", "=", companyId)
+      .execute();
+    expect(badges.map((row) => row.verified_domain).sort()).toEqual(["acmecorp.com", null]);
+    expect(await db.selectFrom("spent_tokens").selectAll().execute()).toHaveLength(1);
+
+    const reuse = await refusal(
+      recordCompanyReview(db, author("u1"), companyId, companyReview(), undefined, first),
+      "token-spent",
+    );
+    expect(reuse.message).toBe("This verification token has already been used.");
+
+    // A spend waiting in the queue is caught without opening it.
+    await recordCompanyReview(db, author("u2"), companyId, companyReview(), queued, spare);
+    await refusal(recordCompanyReview(db, author("u3"), companyId, companyReview(), queued, spare), "token-spent");
+    expect(await db.selectFrom("spent_tokens").selectAll().execute()).toHaveLength(1);
+    await publishQueued(db, contributionPublisher(secret), { settings: queued });
+    expect(await db.selectFrom("spent_tokens").selectAll().execute()).toHaveLength(2);
+    await refusal(recordCompanyReview(db, author("u3"), companyId, companyReview(), queued, spare), "token-spent");
+  });
+
+  it("refuses a token of another domain, another quarter, or with a forged signature", async () => {
+    const { db } = database();
+    const example = await insertCompany(db, { name: "Example Inc", website: "https://acmecorp.com" });
+    const globex = await insertCompany(db, { name: "Globex", website: "https://globex.example.org" });
+    const [token] = await verify(db, "eve@acmecorp.com");
+    const foreign = await refusal(
+      recordCompanyReview(db, author("u"), globex, companyReview(), undefined, token),
+      "token-domain",
+    );
+    expect(foreign.message).toBe(
+      "This verification token is for acmecorp.com, but this company's website is on example.org.",
+    );
+    const [old] = await verify(db, "eve@acmecorp.com", { now: new Date(Date.UTC(2025, 1, 1)) });
+    await refusal(recordCompanyReview(db, author("u"), example, companyReview(), undefined, old), "token-quarter");
+    const parts = token!.split("~");
+    parts[3] = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
+    await refusal(
+      recordCompanyReview(db, author("u"), example, companyReview(), undefined, parts.join("~")),
+      "token-invalid",
+    );
+    await refusal(
+      recordCompanyReview(db, author("u"), example, companyReview(), undefined, "v1~not-a-token"),
+      "token-invalid",
+    );
+    expect(await db.selectFrom("company_reviews").selectAll().execute()).toEqual([]);
+  });
+});
