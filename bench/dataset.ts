@@ -75,6 +75,8 @@ export async function ensureDataset(companies: number): Promise<{ file: string; 
     managers: "managers",
     links: "manager_companies",
     managerReviews: "manager_reviews",
+    ratingCounts: "rating_counts",
+    tagCounts: "tag_counts",
   };
   const insertAll = sqlite.transaction((batch: DemoBatch) => {
     for (const key of Object.keys(tables) as Array<keyof DemoBatch>) {

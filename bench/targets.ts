@@ -102,7 +102,15 @@ export async function storedReviews(
   return { markers, mismatches: mismatches.length };
 }
 
-const copiedTables = ["companies", "company_reviews", "managers", "manager_companies", "manager_reviews"] as const;
+const copiedTables = [
+  "companies",
+  "company_reviews",
+  "managers",
+  "manager_companies",
+  "manager_reviews",
+  "rating_counts",
+  "tag_counts",
+] as const;
 
 /**
  * The SQLite dataset copied into the PostgreSQL schema `bench_<size>` (kept for the next run: the benchmark's

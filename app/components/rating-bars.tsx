@@ -1,12 +1,13 @@
-import { criterionLabels, nestedBarPercent, overviewBarPercent, scaleLabels } from "#app/lib/ratings.ts";
+import { barPercent, criterionLabels, scaleLabels } from "#app/lib/ratings.ts";
 
 type Group<K extends string> = { title: string; criteria: readonly K[] };
 
 /**
  * A horizontal bar drawn as SVG, so its width needs no inline style (the CSP forbids those). The track is the
- * element's own background: a company page shows up to 143 bars, and every byte of one counts 143 times.
+ * element's own background: a company page shows up to 143 bars, and every byte of one counts 143 times. `percent`
+ * is its length; `value`, a rating, gives its colour (null: the neutral colour of a count).
  */
-function Bar({ percent, value }: { percent: number; value: number | null }) {
+export function Bar({ percent, value }: { percent: number; value: number | null }) {
   // The fill's colour follows the rating scale (s1 Awful … s5 Awesome); the words beside the bar say the same.
   const step = value === null ? 0 : Math.max(1, Math.min(5, Math.round(value)));
   return (
@@ -20,7 +21,7 @@ function label(value: number): string {
   return scaleLabels[Math.max(0, Math.min(4, Math.round(value) - 1))] ?? "";
 }
 
-/** Averaged criteria of a company or manager, in three groups (spec: company overview bars). */
+/** Averaged criteria of a company or manager, in three groups (spec: company overview bars, on a linear scale). */
 export function AverageBars<K extends keyof typeof criterionLabels>({
   groups,
   averages,
@@ -40,7 +41,7 @@ export function AverageBars<K extends keyof typeof criterionLabels>({
                 <div key={criterion} className="bar-row">
                   <dt>{criterionLabels[criterion]}</dt>
                   <dd>
-                    <Bar percent={value === null ? 0 : overviewBarPercent(value)} value={value} />
+                    <Bar percent={value === null ? 0 : barPercent(value)} value={value} />
                     <span className="bar-value">
                       {value === null ? "No ratings yet" : `${value.toFixed(1)} of 5 · ${label(value)}`}
                     </span>
@@ -74,7 +75,7 @@ export function ReviewBars<K extends keyof typeof criterionLabels>({
               <div key={criterion} className="bar-row">
                 <dt>{criterionLabels[criterion]}</dt>
                 <dd>
-                  <Bar percent={nestedBarPercent(ratings[criterion])} value={ratings[criterion]} />
+                  <Bar percent={barPercent(ratings[criterion])} value={ratings[criterion]} />
                   <span className="bar-value">
                     {ratings[criterion]}/5 · {label(ratings[criterion])}
                   </span>

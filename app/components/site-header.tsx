@@ -1,11 +1,12 @@
-import { Form, Link, NavLink } from "react-router";
+import { Form, Link, NavLink, useLocation } from "react-router";
 import { LogoMark } from "./logo.tsx";
 import { messages } from "#app/lib/messages.ts";
-import { paths } from "#app/lib/paths.ts";
+import { paths, returnTarget } from "#app/lib/paths.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 
 export function SiteHeader() {
   const signedIn = useSignedIn();
+  const location = useLocation();
   return (
     <header className="site-header">
       <div className="site-header-inner">
@@ -39,7 +40,10 @@ export function SiteHeader() {
               </>
             ) : (
               <li>
-                <NavLink to={paths.signIn()} className="button button-small">
+                <NavLink
+                  to={paths.signIn(returnTarget(location.pathname, location.search))}
+                  className="button button-small"
+                >
                   {messages.signIn}
                 </NavLink>
               </li>

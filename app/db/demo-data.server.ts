@@ -5,10 +5,19 @@ import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
 import { websiteKey } from "#app/lib/urls.ts";
-import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { averageScore, companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { syncIdSequence } from "./dialect.ts";
-import type { CompaniesTable, Database, ManagersTable, NewCompanyReview, NewManagerReview } from "./schema.ts";
+import type {
+  CompaniesTable,
+  Database,
+  ManagersTable,
+  NewCompanyReview,
+  NewManagerReview,
+  RatingCountsTable,
+  SubjectKind,
+  TagCountsTable,
+} from "./schema.ts";
 
 /**
  * Realistic demo companies, managers and reviews at any scale (10 to 1,000,000 companies and more). Every row
@@ -246,6 +255,7 @@ function companyReview(faker: Faker, companyId: number): NewCompanyReview {
   const mood = faker.number.float({ min: 1.2, max: 4.8 });
   const review: Record<string, unknown> = { id: newReviewId(), company_id: companyId };
   for (const criterion of companyCriteria) review[criterion] = ratingAround(faker, mood);
+  review.rating_total = companyCriteria.reduce((sum, criterion) => sum + Number(review[criterion]), 0);
   for (const question of companyYesNo) {
     review[question] =
       question === "has_oncall" ? Number(faker.datatype.boolean(0.3)) : Number(faker.datatype.boolean(mood / 5));
@@ -260,6 +270,7 @@ function managerReview(faker: Faker, managerId: number): NewManagerReview {
   const mood = faker.number.float({ min: 1.2, max: 4.8 });
   const review: Record<string, unknown> = { id: newReviewId(), manager_id: managerId };
   for (const criterion of managerCriteria) review[criterion] = ratingAround(faker, mood);
+  review.rating_total = managerCriteria.reduce((sum, criterion) => sum + Number(review[criterion]), 0);
   for (const question of managerYesNo) review[question] = Number(faker.datatype.boolean(mood / 5));
   review.review_text = reviewText(faker, mood);
   review.tags = JSON.stringify(faker.helpers.arrayElements(managerTags, { min: 1, max: 5 }));
@@ -267,8 +278,13 @@ function managerReview(faker: Faker, managerId: number): NewManagerReview {
   return review as NewManagerReview;
 }
 
-/** Adds each review's values to its subject's stored sums and counts, as a real submission does. */
+/**
+ * Adds each review's values to its subject's stored sums and counts, and its ratings and tags to the subject's
+ * distributions in `batch`, as a publication does.
+ */
 function addToAggregates(
+  batch: DemoBatch,
+  subject: { kind: SubjectKind; id: number },
   target: Record<string, unknown>,
   reviews: Array<Record<string, unknown>>,
   criteria: readonly string[],
@@ -276,13 +292,37 @@ function addToAggregates(
 ): void {
   // Every row gets every column, so a multi-row insert never falls back to NULL for a missing key.
   target.review_count = reviews.length;
+  target.sum_total_squares = 0;
   for (const criterion of criteria) target[`sum_${criterion}`] = 0;
   for (const question of yesNo) target[`${question}_yes`] = 0;
+  const ratings = new Map<string, number>();
+  const tags = new Map<string, number>();
+  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   for (const review of reviews) {
-    for (const criterion of criteria)
-      target[`sum_${criterion}`] = Number(target[`sum_${criterion}`]) + Number(review[criterion]);
+    const values = criteria.map((criterion) => Number(review[criterion]));
+    const total = values.reduce((sum, value) => sum + value, 0);
+    target.sum_total_squares = Number(target.sum_total_squares) + total * total;
+    count(ratings, `overall\u0000${averageScore(values)}`);
+    criteria.forEach((criterion, index) => {
+      target[`sum_${criterion}`] = Number(target[`sum_${criterion}`]) + values[index]!;
+      count(ratings, `${criterion}\u0000${values[index]}`);
+    });
     for (const question of yesNo)
       target[`${question}_yes`] = Number(target[`${question}_yes`]) + Number(review[question]);
+    for (const tag of JSON.parse(String(review.tags)) as string[]) count(tags, tag);
+  }
+  for (const [key, value] of ratings) {
+    const [criterion, rating] = key.split("\u0000");
+    batch.ratingCounts.push({
+      subject: subject.kind,
+      subject_id: subject.id,
+      criterion: criterion!,
+      value: Number(rating),
+      count: value,
+    });
+  }
+  for (const [tag, value] of tags) {
+    batch.tagCounts.push({ subject: subject.kind, subject_id: subject.id, tag, count: value });
   }
 }
 
@@ -309,6 +349,8 @@ export type DemoBatch = {
   managers: Array<Insertable<ManagersTable>>;
   links: Array<{ manager_id: number; company_id: number }>;
   managerReviews: NewManagerReview[];
+  ratingCounts: Array<Insertable<RatingCountsTable>>;
+  tagCounts: Array<Insertable<TagCountsTable>>;
 };
 
 /** A seeded faker, so the same seed always makes the same companies. */
@@ -324,7 +366,15 @@ export async function demoFaker(seed = 20261121): Promise<Faker> {
  * exact aggregates; advances `ids` past what it used. Writes nothing: the caller inserts the rows.
  */
 export function makeDemoBatch(faker: Faker, size: number, ids: { company: number; manager: number }): DemoBatch {
-  const batch: DemoBatch = { companies: [], companyReviews: [], managers: [], links: [], managerReviews: [] };
+  const batch: DemoBatch = {
+    companies: [],
+    companyReviews: [],
+    managers: [],
+    links: [],
+    managerReviews: [],
+    ratingCounts: [],
+    tagCounts: [],
+  };
   for (let i = 0; i < size; i++) {
     const id = ids.company++;
     const name = faker.company.name();
@@ -349,7 +399,7 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
       created_on: pastDay(faker),
       latest_has_oncall: 0,
     };
-    addToAggregates(company, reviews as never, companyCriteria, ["again", "recommend"]);
+    addToAggregates(batch, { kind: "company", id }, company, reviews as never, companyCriteria, ["again", "recommend"]);
     const newest = reviews.reduce<NewCompanyReview | undefined>(
       (latest, review) => (!latest || review.created_on > latest.created_on ? review : latest),
       undefined,
@@ -381,7 +431,14 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
         is_demo: 1,
         created_on: pastDay(faker),
       };
-      addToAggregates(manager, mReviews as never, managerCriteria, managerYesNo);
+      addToAggregates(
+        batch,
+        { kind: "manager", id: managerId },
+        manager,
+        mReviews as never,
+        managerCriteria,
+        managerYesNo,
+      );
       batch.managers.push(manager as Insertable<ManagersTable>);
       batch.links.push({ manager_id: managerId, company_id: id });
       batch.managerReviews.push(...mReviews);
@@ -417,6 +474,8 @@ export async function generateDemoData(db: Kysely<Database>, options: DemoOption
       await insertChunked(trx, "managers", batch.managers);
       await insertChunked(trx, "manager_companies", batch.links);
       await insertChunked(trx, "manager_reviews", batch.managerReviews);
+      await insertChunked(trx, "rating_counts", batch.ratingCounts);
+      await insertChunked(trx, "tag_counts", batch.tagCounts);
     });
     summary.companies += batch.companies.length;
     summary.managers += batch.managers.length;

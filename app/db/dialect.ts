@@ -23,3 +23,14 @@ export async function syncIdSequence(db: Kysely<any>, table: "companies" | "mana
     db,
   );
 }
+
+/**
+ * `column` contains `term`, wildcards taken literally, ignoring case: ILIKE on PostgreSQL (Unicode case), LIKE on
+ * SQLite (ASCII case only, so "É" finds "é" on PostgreSQL alone).
+ */
+export function containsText(db: Kysely<any>, column: string, term: string) {
+  const pattern = `%${escapeLike(term)}%`;
+  return isPostgres(db)
+    ? sql<boolean>`${sql.ref(column)} ilike ${pattern} escape '\\'`
+    : sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+}

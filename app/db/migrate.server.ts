@@ -10,6 +10,7 @@ import * as publicationQueue from "./migrations/0006-publication-queue.ts";
 import * as moderation from "./migrations/0007-moderation.ts";
 import * as reviewKeys from "./migrations/0008-review-keys.ts";
 import * as manipulationSignals from "./migrations/0009-manipulation-signals.ts";
+import * as ratingDistributions from "./migrations/0010-rating-distributions.ts";
 import * as industrySections from "./migrations/0012-industry-sections.ts";
 import * as sharedState from "./migrations/0013-shared-state.ts";
 import * as verificationTokens from "./migrations/0014-verification-tokens.ts";
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   "0007-moderation": moderation,
   "0008-review-keys": reviewKeys,
   "0009-manipulation-signals": manipulationSignals,
+  "0010-rating-distributions": ratingDistributions,
   "0012-industry-sections": industrySections,
   "0013-shared-state": sharedState,
   "0014-verification-tokens": verificationTokens,

@@ -58,6 +58,7 @@ const committedColumns: Record<string, string[]> = {
     "latest_has_oncall",
     "name_skeleton",
     "industry_section",
+    "sum_total_squares",
   ],
   company_reviews: [
     "id",
@@ -81,6 +82,7 @@ const committedColumns: Record<string, string[]> = {
     "review_text",
     "tags",
     "created_on",
+    "rating_total",
     "verified_domain",
   ],
   manager_companies: ["manager_id", "company_id"],
@@ -107,6 +109,7 @@ const committedColumns: Record<string, string[]> = {
     "review_text",
     "tags",
     "created_on",
+    "rating_total",
   ],
   managers: [
     "id",
@@ -140,6 +143,7 @@ const committedColumns: Record<string, string[]> = {
     "gives_credit_yes",
     "again_yes",
     "name_skeleton",
+    "sum_total_squares",
   ],
   moderation_decisions: [
     "id",
@@ -159,6 +163,7 @@ const committedColumns: Record<string, string[]> = {
   pending_receipts: ["key"],
   pending_reviews: ["id", "key_id", "sealed"],
   queue_state: ["id", "queue_id", "key_id"],
+  rating_counts: ["subject", "subject_id", "criterion", "value", "count"],
   removed_reviews: ["review_id", "decision_id"],
   review_appeals: ["id", "review_id", "statement", "received_on", "decision_id"],
   review_keys: ["key_hash", "review_id"],
@@ -167,6 +172,7 @@ const committedColumns: Record<string, string[]> = {
   scheduled_jobs: ["name", "next_run_ms"],
   spent_tokens: ["token_hash"],
   sessions: ["id", "expiresAt", "token", "createdAt", "updatedAt", "ipAddress", "userAgent", "userId"],
+  tag_counts: ["subject", "subject_id", "tag", "count"],
   two_factors: ["id", "secret", "backupCodes", "userId", "verified", "failedVerificationCount", "lockedUntil"],
   users: ["id", "name", "email", "emailVerified", "image", "createdAt", "updatedAt", "twoFactorEnabled"],
   verification_codes: ["id", "address_hash", "domain", "quarter", "code_hash", "expires_at", "attempts"],

@@ -32,6 +32,8 @@ export type CompaniesTable = {
   created_on: string;
   review_count: Generated<number>;
   latest_has_oncall: Generated<number>;
+  /** Sum over the reviews that stand of the square of each one's rating total (for the spread of the scores). */
+  sum_total_squares: Generated<number>;
 } & Sums<CompanyCriterion> &
   YesCounts<Exclude<CompanyYesNo, "has_oncall">>;
 
@@ -44,6 +46,8 @@ export type CompanyReviewsTable = {
   tags: string;
   /** YYYY-MM-DD: a day, not an instant, so the row cannot be matched to a session's activity. */
   created_on: string;
+  /** The sum of its criteria (its overall score is this over their number, floored): for lists by score. */
+  rating_total: number;
   /** The registrable domain of the author's verified work address ("Verified: works at …"), or null. */
   verified_domain: Generated<string | null>;
 } & { [K in CompanyCriterion]: number } & { [K in CompanyYesNo]: number };
@@ -65,6 +69,8 @@ export type ManagersTable = {
   is_demo: Generated<number>;
   created_on: string;
   review_count: Generated<number>;
+  /** As for companies: the sum of the squared rating totals of the reviews that stand. */
+  sum_total_squares: Generated<number>;
 } & Sums<ManagerCriterion> &
   YesCounts<ManagerYesNo>;
 
@@ -79,6 +85,8 @@ export type ManagerReviewsTable = {
   review_text: string;
   tags: string;
   created_on: string;
+  /** As for company reviews. */
+  rating_total: number;
 } & { [K in ManagerCriterion]: number } & { [K in ManagerYesNo]: number };
 
 /**
@@ -222,6 +230,29 @@ export type ReviewAppealsTable = {
   decision_id: number | null;
 };
 
+/** The kind of subject a distribution row counts for. */
+export type SubjectKind = "company" | "manager";
+
+/**
+ * How many reviews of a subject that stand gave `criterion` the `value` 1 to 5; `criterion` "overall" counts their
+ * overall scores. Kept with the sums, in the transaction that publishes, removes, restores or withdraws a review.
+ */
+export type RatingCountsTable = {
+  subject: SubjectKind;
+  subject_id: number;
+  criterion: string;
+  value: number;
+  count: number;
+};
+
+/** How many reviews of a subject that stand carry `tag`; kept like `rating_counts`. */
+export type TagCountsTable = {
+  subject: SubjectKind;
+  subject_id: number;
+  tag: string;
+  count: number;
+};
+
 /** A manipulation signal that fired for a subject: never a review or an account. */
 export type SubjectAlertsTable = {
   id: Generated<number>;
@@ -271,6 +302,8 @@ export type Database = {
   removed_reviews: RemovedReviewsTable;
   review_keys: ReviewKeysTable;
   review_appeals: ReviewAppealsTable;
+  rating_counts: RatingCountsTable;
+  tag_counts: TagCountsTable;
   subject_alerts: SubjectAlertsTable;
   alert_decisions: AlertDecisionsTable;
   signal_scans: SignalScansTable;

@@ -1,9 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { CompanyProfile, CompanyReviewItem, CompanySearchResult, Page } from "./public-shapes.server.ts";
-import { subjectReviews } from "./reviews.server.ts";
+import { companyTags } from "#app/lib/tags.ts";
+import { type ReviewListQuery, reviewListSchema, subjectReviews } from "./reviews.server.ts";
 import { hasOpenAlert } from "./signals.server.ts";
-import { companySubject, namePage, searchSubjects, subjectSummary } from "./subjects.server.ts";
+import { companySubject, namePage, searchSubjects, subjectDistributions, subjectSummary } from "./subjects.server.ts";
 
 type CompanySearchRow = {
   id: number;
@@ -48,17 +49,24 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
     country: row.country,
     recentLayoffs: row.recent_layoffs,
     hasOncall: row.latest_has_oncall === 1,
-    ...subjectSummary(row, companySubject, row.review_count, await hasOpenAlert(db, "company", row.id)),
+    ...subjectSummary(
+      row,
+      companySubject,
+      row.review_count,
+      await subjectDistributions(db, companySubject, row.id),
+      await hasOpenAlert(db, "company", row.id),
+    ),
   };
 }
 
-/** A company's reviews, newest first, keyset-paginated by (created_on, id). */
+/** A company's reviews, newest first unless `list` says otherwise, keyset-paginated (`subjectReviews`). */
 export function companyReviews(
   db: Kysely<Database>,
   companyId: number,
   before?: string | null,
+  list?: ReviewListQuery,
 ): Promise<Page<CompanyReviewItem>> {
-  return subjectReviews(db, companySubject, companyId, before);
+  return subjectReviews(db, companySubject, companyId, before, list);
 }
 
 export type KnownCity = { city: string; state: string };
@@ -86,3 +94,6 @@ export async function knownCities(db: Kysely<Database>, country: string): Promis
     .limit(knownCitiesLimit)
     .execute();
 }
+
+/** What narrows a company's reviews: its tags are the company tags. */
+export const companyReviewListSchema = reviewListSchema(companyTags);

@@ -7,8 +7,9 @@ import { newReviewId } from "#app/lib/ids.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
-import { companyCriteria, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { websiteKey } from "#app/lib/urls.ts";
+import { moveReviewShare, ratingTotal } from "./aggregates.server.ts";
+import { companySubject, managerSubject } from "./subjects.server.ts";
 import type {
   CompanyInput,
   CompanyReviewInput,
@@ -117,29 +118,18 @@ async function insertCompanyReview(
 ) {
   const { tags, recent_layoffs: layoffs, ...values } = review;
   // The aggregates first: updating no row means there is no such company, and nothing is written.
-  const updated = await trx
-    .updateTable("companies")
-    .set((eb) => {
-      const sums = Object.fromEntries(companyCriteria.map((key) => [`sum_${key}`, eb(`sum_${key}`, "+", values[key])]));
-      return {
-        ...sums,
-        review_count: eb("review_count", "+", 1),
-        again_yes: eb("again_yes", "+", values.again),
-        recommend_yes: eb("recommend_yes", "+", values.recommend),
-        // Reviews are dated with the publication day, so this one is among the latest (spec: has-on-call comes from
-        // the latest review; within a batch, the shuffled order decides).
-        latest_has_oncall: values.has_oncall,
-        // Spec: a layoffs date updates the company only when newer than the stored one, or when none is stored.
-        ...(layoffs
-          ? {
-              recent_layoffs: sql<string>`case when recent_layoffs is null or recent_layoffs < ${layoffs} then ${layoffs} else recent_layoffs end`,
-            }
-          : {}),
-      };
-    })
-    .where("id", "=", companyId)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("company-not-found");
+  const found = await moveReviewShare(trx, companySubject, companyId, review, 1, () => ({
+    // Reviews are dated with the publication day, so this one is among the latest (spec: has-on-call comes from
+    // the latest review; within a batch, the shuffled order decides).
+    latest_has_oncall: values.has_oncall,
+    // Spec: a layoffs date updates the company only when newer than the stored one, or when none is stored.
+    ...(layoffs
+      ? {
+          recent_layoffs: sql<string>`case when recent_layoffs is null or recent_layoffs < ${layoffs} then ${layoffs} else recent_layoffs end`,
+        }
+      : {}),
+  }));
+  if (!found) throw new ContributionError("company-not-found");
   const id = newReviewId();
   await trx
     .insertInto("company_reviews")
@@ -149,6 +139,7 @@ async function insertCompanyReview(
       company_id: companyId,
       tags: JSON.stringify(tags),
       created_on: day,
+      rating_total: ratingTotal(companySubject, review),
       verified_domain: verifiedDomain ?? null,
     })
     .execute();
@@ -163,20 +154,20 @@ async function insertManagerReview(
   keyHash: string | undefined,
 ) {
   const { tags, ...values } = review;
-  const updated = await trx
-    .updateTable("managers")
-    .set((eb) => ({
-      ...Object.fromEntries(managerCriteria.map((key) => [`sum_${key}`, eb(`sum_${key}`, "+", values[key])])),
-      ...Object.fromEntries(managerYesNo.map((key) => [`${key}_yes`, eb(`${key}_yes`, "+", values[key])])),
-      review_count: eb("review_count", "+", 1),
-    }))
-    .where("id", "=", managerId)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new ContributionError("manager-not-found");
+  if (!(await moveReviewShare(trx, managerSubject, managerId, review, 1))) {
+    throw new ContributionError("manager-not-found");
+  }
   const id = newReviewId();
   await trx
     .insertInto("manager_reviews")
-    .values({ ...values, id, manager_id: managerId, tags: JSON.stringify(tags), created_on: day })
+    .values({
+      ...values,
+      id,
+      manager_id: managerId,
+      tags: JSON.stringify(tags),
+      created_on: day,
+      rating_total: ratingTotal(managerSubject, review),
+    })
     .execute();
   await insertReviewKey(trx, id, keyHash);
 }

@@ -3,7 +3,8 @@ import type { Database } from "#app/db/schema.ts";
 import { env } from "#app/lib/env.server.ts";
 import { type ManagerYesNo, managerYesNo } from "#app/lib/ratings.ts";
 import type { CompanyRef, ManagerCard, ManagerProfile, ManagerReviewItem, Page } from "./public-shapes.server.ts";
-import { subjectReviews } from "./reviews.server.ts";
+import { managerTags } from "#app/lib/tags.ts";
+import { type ReviewListQuery, reviewListSchema, subjectReviews } from "./reviews.server.ts";
 import { hasOpenAlert } from "./signals.server.ts";
 import {
   decodeNameCursor,
@@ -11,6 +12,7 @@ import {
   namePage,
   searchPageSize,
   searchSubjects,
+  subjectDistributions,
   subjectSummary,
 } from "./subjects.server.ts";
 
@@ -125,20 +127,30 @@ export async function findManager(db: Kysely<Database>, id: number): Promise<Man
     country: row.country,
     linkedinUrl: row.linkedin_url,
     companies: companies.get(row.id) ?? [],
-    ...subjectSummary(row, managerSubject, reviewCount, await hasOpenAlert(db, "manager", row.id)),
+    ...subjectSummary(
+      row,
+      managerSubject,
+      reviewCount,
+      reviewCount > 0 ? await subjectDistributions(db, managerSubject, row.id) : { ratings: [], tags: [] },
+      await hasOpenAlert(db, "manager", row.id),
+    ),
     yesCounts: Object.fromEntries(
       managerYesNo.map((key) => [key, reviewCount > 0 ? Number(row[`${key}_yes`]) : 0]),
     ) as Record<ManagerYesNo, number>,
   };
 }
 
-/** A manager's reviews, newest first, keyset-paginated by (created_on, id). */
+/** A manager's reviews, newest first unless `list` says otherwise, keyset-paginated (`subjectReviews`). */
 export async function managerReviews(
   db: Kysely<Database>,
   managerId: number,
   before?: string | null,
+  list?: ReviewListQuery,
 ): Promise<Page<ManagerReviewItem>> {
   const manager = await db.selectFrom("managers").select("review_count").where("id", "=", managerId).executeTakeFirst();
   if (!manager || shownReviewCount(manager.review_count) === 0) return { items: [], next: null };
-  return subjectReviews(db, managerSubject, managerId, before);
+  return subjectReviews(db, managerSubject, managerId, before, list);
 }
+
+/** What narrows a manager's reviews: its tags are the manager tags. */
+export const managerReviewListSchema = reviewListSchema(managerTags);

@@ -19,7 +19,8 @@ import {
 } from "#app/lib/moderation.ts";
 import { paths } from "#app/lib/paths.ts";
 import type { DecisionResult, ModerationLog, QueueItem, TransparencyReport } from "./public-shapes.server.ts";
-import { reviewCard } from "./reviews.server.ts";
+import { moveReviewShare } from "./aggregates.server.ts";
+import { parseTags, reviewCard } from "./reviews.server.ts";
 import { reviewKeyHash } from "./contributions.server.ts";
 import { companySubject, managerSubject } from "./subjects.server.ts";
 
@@ -314,36 +315,12 @@ async function refreshLatestOncall(trx: Trx, companyId: number): Promise<void> {
  * has-on-call answer comes from its newest review that stands, taken again after the change.
  */
 async function adjustAggregates(trx: Trx, review: FoundReview, sign: 1 | -1): Promise<void> {
-  const op = sign === 1 ? "+" : "-";
-  if (review.kind === "company") {
-    const row = review.row;
-    await trx
-      .updateTable("companies")
-      .set((eb) => ({
-        ...Object.fromEntries(
-          companySubject.criteria.map((key) => [`sum_${key}`, eb(`sum_${key}`, op, Number(row[key]))]),
-        ),
-        review_count: eb("review_count", op, 1),
-        again_yes: eb("again_yes", op, Number(row.again)),
-        recommend_yes: eb("recommend_yes", op, Number(row.recommend)),
-      }))
-      .where("id", "=", review.subjectId)
-      .executeTakeFirstOrThrow();
-    await refreshLatestOncall(trx, review.subjectId);
-    return;
+  const subject = review.kind === "company" ? companySubject : managerSubject;
+  const share = { ...review.row, tags: parseTags(review.row.tags) };
+  if (!(await moveReviewShare(trx, subject, review.subjectId, share, sign))) {
+    throw new Error(`No ${review.kind} ${review.subjectId} for review ${review.row.id}`);
   }
-  const row = review.row;
-  await trx
-    .updateTable("managers")
-    .set((eb) => ({
-      ...Object.fromEntries(
-        managerSubject.criteria.map((key) => [`sum_${key}`, eb(`sum_${key}`, op, Number(row[key]))]),
-      ),
-      ...Object.fromEntries(managerSubject.yesNo.map((key) => [`${key}_yes`, eb(`${key}_yes`, op, Number(row[key]))])),
-      review_count: eb("review_count", op, 1),
-    }))
-    .where("id", "=", review.subjectId)
-    .executeTakeFirstOrThrow();
+  if (review.kind === "company") await refreshLatestOncall(trx, review.subjectId);
 }
 
 /**

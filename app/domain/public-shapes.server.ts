@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type ReportReason, reportReasonCodes, type SignalCode, signalCodes } from "#app/lib/moderation.ts";
-import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { companyCountedYesNo, companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 
 /**
  * What the public read API answers, as zod schemas: the OpenAPI document is generated from them and the contract
@@ -64,12 +64,38 @@ export const managerCardSchema = z
 
 /** Where a subject is, and what its profile shows of its stored aggregates (the same fields for both subjects). */
 const placeShape = { city: z.string(), state: z.string(), country: z.string().length(2) };
-export function subjectSummarySchema<C extends string>(criteria: readonly C[]) {
+const histogram = z
+  .array(z.number().int().min(0))
+  .length(5)
+  .describe("How many reviews gave 1, 2, 3, 4 and 5, in that order");
+export function subjectSummarySchema<C extends string, Y extends string>(
+  criteria: readonly C[],
+  counted: readonly Y[],
+) {
   return z.object({
     countryName: z.string(),
     reviewCount: z.number().int(),
     averages: record(criteria, z.number().nullable()),
     score,
+    mean: z
+      .number()
+      .nullable()
+      .describe("Mean of the reviews' overall scores, one decimal (the score is this mean rounded down)"),
+    interval: z
+      .object({ low: z.number(), high: z.number() })
+      .strict()
+      .nullable()
+      .describe("95% Student's t interval of the mean, one decimal, within 1-5; null below two reviews"),
+    yesPercent: record(counted, z.number().int().min(0).max(100).nullable()).describe(
+      "Share of reviews answering yes, as a whole percentage; null without reviews",
+    ),
+    distribution: z
+      .object({ overall: histogram, criteria: record(criteria, histogram) })
+      .strict()
+      .describe("Reviews per value: of the overall score (each review's, rounded down) and of each criterion"),
+    topTags: z
+      .array(z.object({ tag: z.string(), count: z.number().int().min(1) }).strict())
+      .describe("The most mentioned tags, most first, with how many reviews carry each"),
     isDemo: z.boolean(),
     unusualActivity: z
       .boolean()
@@ -89,7 +115,7 @@ export const companyProfileSchema = z
     ...placeShape,
     recentLayoffs: z.string().nullable(),
     hasOncall: z.boolean(),
-    ...subjectSummarySchema(companyCriteria).shape,
+    ...subjectSummarySchema(companyCriteria, companyCountedYesNo).shape,
   })
   .strict();
 
@@ -104,7 +130,7 @@ export const managerProfileSchema = z
     linkedinUrl: z.string(),
     companies: z.array(companyRefSchema),
     yesCounts: record(managerYesNo, z.number().int()),
-    ...subjectSummarySchema(managerCriteria).shape,
+    ...subjectSummarySchema(managerCriteria, managerYesNo).shape,
   })
   .strict();
 
@@ -250,7 +276,9 @@ export type CompanyRef = z.infer<typeof companyRefSchema>;
 export type ManagerCard = z.infer<typeof managerCardSchema>;
 export type CompanyProfile = z.infer<typeof companyProfileSchema>;
 export type ManagerProfile = z.infer<typeof managerProfileSchema>;
-export type SubjectSummary<C extends string = string> = z.infer<ReturnType<typeof subjectSummarySchema<C>>>;
+export type SubjectSummary<C extends string = string, Y extends string = string> = z.infer<
+  ReturnType<typeof subjectSummarySchema<C, Y>>
+>;
 export type ReviewCard<C extends string = string, Y extends string = string> = z.infer<
   ReturnType<typeof reviewCardSchema<C, Y>>
 >;

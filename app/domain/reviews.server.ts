@@ -1,9 +1,14 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
+import { z } from "zod";
+import { containsText } from "#app/db/dialect.ts";
 import type { CompanyReview, Database, ManagerReview } from "#app/db/schema.ts";
 import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
 import { formatMonth } from "#app/lib/format.ts";
 import { type ReportReason, removalMarker } from "#app/lib/moderation.ts";
 import { averageScore } from "#app/lib/ratings.ts";
+import { hasControlCharacters } from "#app/lib/control-characters.ts";
+import { escapeLike } from "#app/lib/fold.ts";
+import { maxSearchTermLength } from "#app/lib/limits.ts";
 import type {
   CompanyReviewCard,
   CompanyReviewItem,
@@ -24,7 +29,8 @@ function answers<K extends string>(row: Record<string, unknown>, keys: readonly 
   return Object.fromEntries(keys.map((key) => [key, Number(row[key]) === 1])) as Record<K, boolean>;
 }
 
-function parseTags(tags: string): string[] {
+/** The tags of a stored review row (a JSON array as text). */
+export function parseTags(tags: string): string[] {
   const parsed: unknown = JSON.parse(tags);
   return Array.isArray(parsed) ? parsed.filter((tag): tag is string => typeof tag === "string") : [];
 }
@@ -87,47 +93,117 @@ export function removedReview(
   };
 }
 
+/** The orders a subject's reviews can be listed in: newest first, or by overall score either way. */
+export const reviewSorts = ["newest", "highest", "lowest"] as const;
+export type ReviewSort = (typeof reviewSorts)[number];
+
+export const reviewListMessages = {
+  sort: "Choose how to sort: newest, highest or lowest.",
+  rating: "Choose an overall score from 1 to 5.",
+  tag: "Choose a tag from the list.",
+  words: `Type at most ${maxSearchTermLength} characters to find.`,
+} as const;
+
 /**
- * A subject's reviews, newest first, keyset-paginated by (created_on, id). A removed review keeps its place as a
- * marker.
+ * How a reader narrows a subject's reviews (the page's form and the API's query alike): the order, an overall score,
+ * a tag of the subject's list, and words the text must contain. Empty fields mean "any".
+ */
+export function reviewListSchema(tags: readonly string[]) {
+  const empty = (value: unknown) => (value === "" ? undefined : value);
+  return z.object({
+    sort: z.preprocess(empty, z.enum(reviewSorts, { error: reviewListMessages.sort }).default("newest")),
+    rating: z.preprocess(
+      empty,
+      z
+        .string({ error: reviewListMessages.rating })
+        .regex(/^[1-5]$/, reviewListMessages.rating)
+        .transform(Number)
+        .optional(),
+    ),
+    tag: z.preprocess(empty, z.enum(tags as [string, ...string[]], { error: reviewListMessages.tag }).optional()),
+    q: z.preprocess(
+      (value) => (typeof value === "string" ? empty(value.trim()) : value),
+      z
+        .string({ error: reviewListMessages.words })
+        .max(maxSearchTermLength, reviewListMessages.words)
+        .refine((value) => !hasControlCharacters(value), reviewListMessages.words)
+        .optional(),
+    ),
+  });
+}
+export type ReviewListQuery = { sort: ReviewSort; rating?: number; tag?: string; q?: string };
+export const newestFirst: ReviewListQuery = { sort: "newest" };
+
+/** True when the list is narrowed or reordered, so removal markers, which have no score or text, stay out of it. */
+export function isNarrowed(list: ReviewListQuery): boolean {
+  return list.sort !== "newest" || list.rating !== undefined || list.tag !== undefined || list.q !== undefined;
+}
+
+/**
+ * A subject's reviews, keyset-paginated after the review `before` names: newest first by (created_on, id), or by
+ * `rating_total` (highest or lowest first, newest first among equals), narrowed to an overall score, a tag and words
+ * of the text. Plain newest first, a removed review keeps its place as a marker; narrowed lists leave it out.
+ * Every order runs on an index of the subject's reviews (`*_newest`, `*_by_total`); a tag or words are checked on
+ * the subject's rows only.
  */
 export async function subjectReviews(
   db: Kysely<Database>,
   subject: typeof companySubject,
   subjectId: number,
   before?: string | null,
+  list?: ReviewListQuery,
 ): Promise<Page<CompanyReviewItem>>;
 export async function subjectReviews<C extends string, Y extends string>(
   db: Kysely<Database>,
   subject: Subject<C, Y>,
   subjectId: number,
   before?: string | null,
+  list?: ReviewListQuery,
 ): Promise<Page<ReviewItem<C, Y>>>;
 export async function subjectReviews<C extends string, Y extends string>(
   db: Kysely<Database>,
   subject: Subject<C, Y>,
   subjectId: number,
   before?: string | null,
+  list: ReviewListQuery = newestFirst,
 ): Promise<Page<ReviewItem<C, Y>>> {
   const { reviewTable, subjectColumn } = subject;
   const afterId = decodeReviewCursor(before);
   const position = afterId
     ? await db
         .selectFrom(reviewTable)
-        .select(["created_on", "id"])
+        .select(["created_on", "id", "rating_total"])
         .where("id", "=", afterId)
         .where(subjectColumn, "=", subjectId)
         .executeTakeFirst()
     : undefined;
-  let select = db
-    .selectFrom(reviewTable)
-    .selectAll()
-    .where(subjectColumn, "=", subjectId)
+  let select = db.selectFrom(reviewTable).selectAll().where(subjectColumn, "=", subjectId);
+  if (list.sort === "highest") select = select.orderBy("rating_total", "desc");
+  if (list.sort === "lowest") select = select.orderBy("rating_total", "asc");
+  select = select
     .orderBy("created_on", "desc")
     .orderBy("id", "desc")
     .limit(reviewsPageSize + 1);
   if (position) {
-    select = select.where((eb) => eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position.created_on, position.id)));
+    select = select.where((eb) => {
+      const older = eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position.created_on, position.id));
+      if (list.sort === "newest") return older;
+      const past = eb("rating_total", list.sort === "highest" ? "<" : ">", position.rating_total);
+      return eb.or([past, eb.and([eb("rating_total", "=", position.rating_total), older])]);
+    });
+  }
+  if (list.rating !== undefined) {
+    const k = subject.criteria.length;
+    select = select.where("rating_total", ">=", list.rating * k).where("rating_total", "<", (list.rating + 1) * k);
+  }
+  if (list.tag !== undefined) {
+    select = select.where(sql<boolean>`tags like ${`%${escapeLike(JSON.stringify(list.tag))}%`} escape '\\'`);
+  }
+  for (const word of list.q?.split(/\s+/).filter(Boolean) ?? []) {
+    select = select.where(containsText(db, "review_text", word));
+  }
+  if (isNarrowed(list)) {
+    select = select.where("id", "not in", (eb) => eb.selectFrom("removed_reviews").select("review_id"));
   }
   const rows: Array<CompanyReview | ManagerReview> = await select.execute();
   const removals = rows.length

@@ -1,10 +1,12 @@
 import type { Kysely } from "kysely";
-import type { Company, Database, Manager } from "#app/db/schema.ts";
+import type { Company, Database, Manager, SubjectKind } from "#app/db/schema.ts";
 import { countryName } from "#app/lib/countries.server.ts";
 import { decodeCursor, encodeCursor } from "#app/lib/cursor.server.ts";
 import { maxId } from "#app/lib/params.ts";
-import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { companyCountedYesNo, companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { fold } from "#app/lib/fold.ts";
+import { topTagsShown } from "#app/lib/limits.ts";
+import { meanWithInterval, oneDecimal, percent } from "#app/lib/stats.ts";
 import { searchByName } from "./name-search.server.ts";
 import type { Page, SubjectSummary } from "./public-shapes.server.ts";
 
@@ -13,28 +15,36 @@ import type { Page, SubjectSummary } from "./public-shapes.server.ts";
  * criteria and yes/no questions of their reviews. Pages, aggregates and review lists are written once against it.
  */
 export type Subject<C extends string = string, Y extends string = string> = {
+  /** How distribution rows (`rating_counts`, `tag_counts`) name the kind of subject. */
+  kind: SubjectKind;
   table: "companies" | "managers";
   reviewTable: "company_reviews" | "manager_reviews";
   /** The column of a review row that names its subject. */
   subjectColumn: "company_id" | "manager_id";
   criteria: readonly C[];
   yesNo: readonly Y[];
+  /** The yes/no questions whose yes answers the subject row counts (`<question>_yes`). */
+  countedYesNo: readonly Y[];
 };
 
 export const companySubject = {
+  kind: "company",
   table: "companies",
   reviewTable: "company_reviews",
   subjectColumn: "company_id",
   criteria: companyCriteria,
   yesNo: companyYesNo,
+  countedYesNo: companyCountedYesNo,
 } as const satisfies Subject;
 
 export const managerSubject = {
+  kind: "manager",
   table: "managers",
   reviewTable: "manager_reviews",
   subjectColumn: "manager_id",
   criteria: managerCriteria,
   yesNo: managerYesNo,
+  countedYesNo: managerYesNo,
 } as const satisfies Subject;
 
 export const searchPageSize = 20;
@@ -96,24 +106,93 @@ export async function searchSubjects<Row, Item>(
   return toPage(rows);
 }
 
-type SubjectRow = Pick<Company | Manager, "country" | "is_demo">;
+type SubjectRow = Pick<Company | Manager, "country" | "is_demo" | "sum_total_squares">;
+
+/** A subject's stored distributions: reviews per value of each criterion (and "overall"), and per tag. */
+export type Distributions = {
+  ratings: Array<{ criterion: string; value: number; count: number }>;
+  tags: Array<{ tag: string; count: number }>;
+};
 
 /**
- * What the profile of either subject shows of its stored aggregates: averages per criterion, the overall score
- * (both from the running sums), and where it is. `reviewCount` is the count the page may show; `unusualActivity`
- * whether an alert on the subject waits for a moderator (signals.server.ts).
+ * The stored distributions of one subject (`rating_counts`, `tag_counts`): at most 5 rows per criterion and the
+ * `topTagsShown` most mentioned tags, read by primary key, never by scanning reviews.
  */
-export function subjectSummary<C extends string>(
+export async function subjectDistributions(
+  db: Kysely<Database>,
+  subject: Subject,
+  subjectId: number,
+): Promise<Distributions> {
+  const [ratings, tags] = await Promise.all([
+    db
+      .selectFrom("rating_counts")
+      .select(["criterion", "value", "count"])
+      .where("subject", "=", subject.kind)
+      .where("subject_id", "=", subjectId)
+      .where("count", ">", 0)
+      .execute(),
+    db
+      .selectFrom("tag_counts")
+      .select(["tag", "count"])
+      .where("subject", "=", subject.kind)
+      .where("subject_id", "=", subjectId)
+      .where("count", ">", 0)
+      .orderBy("count", "desc")
+      .orderBy("tag")
+      .limit(topTagsShown)
+      .execute(),
+  ]);
+  return { ratings, tags };
+}
+
+/** Reviews per value 1 to 5 of one criterion ("overall" for the overall score). */
+function histogramOf(distributions: Distributions, criterion: string): number[] {
+  const counts = [0, 0, 0, 0, 0];
+  for (const row of distributions.ratings) {
+    if (row.criterion === criterion && row.value >= 1 && row.value <= 5) counts[row.value - 1] = Number(row.count);
+  }
+  return counts;
+}
+
+/**
+ * What the profile of either subject shows of its stored aggregates: averages per criterion, the overall score and
+ * its mean with a 95% interval (from the running sums), the shares of yes, the distributions, and where it is.
+ * `reviewCount` is the count the page may show: at 0 (a manager below the small-team minimum) nothing is shown.
+ * `unusualActivity`: whether an alert on the subject waits for a moderator (signals.server.ts).
+ */
+export function subjectSummary<C extends string, Y extends string>(
   row: SubjectRow & Record<string, unknown>,
-  subject: Subject<C>,
+  subject: Subject<C, Y>,
   reviewCount: number,
+  distributions: Distributions,
   unusualActivity: boolean,
-): SubjectSummary<C> {
+): SubjectSummary<C, Y> {
+  const shown = reviewCount > 0 ? distributions : { ratings: [], tags: [] };
+  const total = subject.criteria.reduce((sum, key) => sum + Number(row[`sum_${key}`]), 0);
+  const headline = meanWithInterval(
+    { count: reviewCount, sum: total, sumOfSquares: Number(row.sum_total_squares), divisor: subject.criteria.length },
+    { low: 1, high: 5 },
+  );
   return {
     countryName: countryName(row.country),
     reviewCount,
     averages: averagesFromSums(row, subject.criteria, reviewCount),
     score: scoreFromSums(row, subject.criteria, reviewCount),
+    mean: headline ? oneDecimal(headline.mean) : null,
+    interval: headline?.interval
+      ? { low: oneDecimal(headline.interval.low), high: oneDecimal(headline.interval.high) }
+      : null,
+    yesPercent: Object.fromEntries(
+      subject.countedYesNo.map((key) => [key, percent(reviewCount > 0 ? Number(row[`${key}_yes`]) : 0, reviewCount)]),
+    ) as Record<Y, number | null>,
+    distribution: {
+      overall: histogramOf(shown, "overall"),
+      criteria: Object.fromEntries(subject.criteria.map((key) => [key, histogramOf(shown, key)])) as Record<
+        C,
+        number[]
+      >,
+    },
+    topTags: shown.tags.map((row) => ({ tag: row.tag, count: Number(row.count) })),
     isDemo: row.is_demo === 1,
     unusualActivity,
   };

@@ -40,6 +40,9 @@ import { decisionBodySchema, reportSchema, reviewKeyRequestSchema } from "#app/d
 import { releaseBodySchema } from "#app/domain/signals.server.ts";
 import { contributionMessages, messages, verificationMessages } from "#app/lib/messages.ts";
 import { moderationMessages, signalMessages } from "#app/lib/moderation.ts";
+import { reviewSorts } from "#app/domain/reviews.server.ts";
+import { maxSearchTermLength } from "#app/lib/limits.ts";
+import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { verificationAddressSchema, verificationCodeSchema } from "#app/domain/verification.server.ts";
 
 /**
@@ -72,6 +75,41 @@ const json = (ref: string, description = "OK") => ({
 
 function query(name: string, description: string, required = false) {
   return { name, in: "query", required, description, schema: { type: "string" } };
+}
+
+/** The sort and filters of a review list (`reviewListSchema`), and its cursor. */
+function reviewListParameters(subject: "company" | "manager") {
+  return [
+    {
+      name: "sort",
+      in: "query",
+      required: false,
+      schema: { type: "string", enum: [...reviewSorts], default: "newest" },
+      description: "newest first, or by overall score: highest or lowest first (newest first among equals)",
+    },
+    {
+      name: "rating",
+      in: "query",
+      required: false,
+      schema: { type: "integer", minimum: 1, maximum: 5 },
+      description: "Only reviews with this overall score (their mean rating, rounded down)",
+    },
+    {
+      name: "tag",
+      in: "query",
+      required: false,
+      schema: { type: "string", enum: [...(subject === "company" ? companyTags : managerTags)] },
+      description: "Only reviews carrying this tag",
+    },
+    {
+      name: "q",
+      in: "query",
+      required: false,
+      schema: { type: "string", maxLength: maxSearchTermLength },
+      description: "Only reviews whose text contains every word (case ignored; on SQLite for ASCII letters only)",
+    },
+    query("before", "Cursor from the previous page's `next`, with the same sort and filters"),
+  ];
 }
 
 function pathId(name: string) {
@@ -178,8 +216,8 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/v1/companies/{companyId}/reviews": {
         get: {
-          summary: "A company's reviews, newest first",
-          parameters: [pathId("companyId"), query("before", "Cursor from the previous page's `next`")],
+          summary: "A company's reviews, newest first unless sorted, narrowed by score, tag and words",
+          parameters: [pathId("companyId"), ...reviewListParameters("company")],
           responses: { "200": json("CompanyReviewPage"), ...errors, "404": problemResponse(messages.noCompanyFound) },
         },
         post: {
@@ -238,8 +276,8 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/v1/managers/{managerId}/reviews": {
         get: {
-          summary: "A manager's reviews, newest first",
-          parameters: [pathId("managerId"), query("before", "Cursor from the previous page's `next`")],
+          summary: "A manager's reviews, newest first unless sorted, narrowed by score, tag and words",
+          parameters: [pathId("managerId"), ...reviewListParameters("manager")],
           responses: {
             "200": json("ManagerReviewPage"),
             ...errors,

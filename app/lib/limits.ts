@@ -34,5 +34,8 @@ export const maxSuggestionTermLength = 200;
 /** The feedback form. */
 export const feedbackLengths = { email: 254, subject: 200, message: 5000, comment: 2000 } as const;
 
+/** How many of a subject's most mentioned tags its page and API answer list. */
+export const topTagsShown = 8;
+
 /** Verifying a work address: tokens per verification, a code's lifetime and its wrong tries. */
 export const verificationLimits = { tokensPerVerification: 3, codeMinutes: 15, codeAttempts: 5 } as const;

@@ -22,6 +22,8 @@ export const messages = {
   signIn: "Sign In",
   signOut: "Sign out",
   signUp: "Sign up",
+  /** Shown to every reader; signed out, the form asks to sign in first and comes back (decision 0022). */
+  writeReview: "Write a review",
   countryPlaceholder: "Country",
   learnMore: "Learn more",
   /** Read by screen readers and search engines after "Learn more", which alone does not say where it leads. */
@@ -29,6 +31,33 @@ export const messages = {
   dataOwnership: "Submitted data becomes the property of the site owner.",
   ipLogged: "IP addresses are logged for abuse control.",
   demoData: "Demo data",
+} as const;
+
+/** The headline and distributions of a company or manager page (decision 0021). */
+export const summaryMessages = {
+  summary: "Summary",
+  reviews: "Reviews",
+  noRatingsYet: "No ratings yet",
+  basedOn: (count: number) => `based on ${count.toLocaleString("en")} ${count === 1 ? "review" : "reviews"}`,
+  interval: (low: string, high: string) => `95% confidence interval ${low} to ${high}`,
+  noInterval: "Too few reviews for a confidence interval",
+  allRatings: "All ratings and tags",
+  ratingsInDetail: "Ratings in detail",
+  overallDistribution: "Reviews by overall score",
+  ratingColumn: "Rating",
+  reviewsColumn: "Reviews",
+  distributionOf: (group: string) => `How each ${group.toLowerCase()} criterion was rated`,
+  topTags: "Most mentioned tags",
+  filterReviews: "Sort and filter reviews",
+  sortBy: "Sort by",
+  sorts: { newest: "Newest", highest: "Highest rated", lowest: "Lowest rated" },
+  overallScore: "Overall score",
+  tag: "Tag",
+  any: "Any",
+  words: "Words in the review",
+  showReviews: "Show reviews",
+  allReviews: "All reviews, newest first",
+  noMatch: "No reviews match these choices.",
 } as const;
 
 /** Adding companies, managers and reviews. */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { safeRedirectTarget } from "./paths.ts";
+import { returnTarget, safeRedirectTarget } from "./paths.ts";
 
 const site = "https://candor.example";
 const fallback = "/search";
@@ -113,5 +113,18 @@ describe("safeRedirectTarget", () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("returnTarget", () => {
+  it("brings a reader back to the page and query they signed in from", () => {
+    expect(returnTarget("/company/7", "?before=abc")).toBe("/company/7?before=abc");
+    expect(returnTarget("/company/review", "?company=7")).toBe("/company/review?company=7");
+  });
+
+  it("leads nowhere back into the sign-in flow", () => {
+    for (const page of ["/signin", "/signup", "/signout", "/two-factor", "/forgot-password", "/reset-password"]) {
+      expect(returnTarget(page, "?redirectTo=/company/7")).toBeUndefined();
+    }
   });
 });

@@ -25,7 +25,34 @@ export function safeRedirectTarget(target: unknown, fallback: string): string {
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
+/** Pages of the sign-in flow itself: coming back to one of them after signing in would lead nowhere. */
+const accountFlowPages = new Set([
+  "/signin",
+  "/signup",
+  "/signout",
+  "/two-factor",
+  "/forgot-password",
+  "/reset-password",
+  "/verify-email",
+]);
+
+/**
+ * Where the header's "Sign In" brings a reader back to: the page they are on (path and query), unless it is a page of
+ * the sign-in flow; the sign-in form still passes it through `safeRedirectTarget`.
+ */
+export function returnTarget(pathname: string, search: string): string | undefined {
+  return accountFlowPages.has(pathname) ? undefined : `${pathname}${search}`;
+}
+
 export type SearchKind = "company" | "manager";
+
+/** How a list of reviews is sorted and narrowed, as its page's query carries it; newest first is the default. */
+export type ReviewListParams = { sort?: string; rating?: number; tag?: string; q?: string };
+
+function listParams(list: ReviewListParams | undefined) {
+  if (!list) return {};
+  return { sort: list.sort === "newest" ? undefined : list.sort, rating: list.rating, tag: list.tag, q: list.q };
+}
 
 function withQuery(path: string, query: Record<string, string | number | null | undefined>): string {
   const params = new URLSearchParams();
@@ -46,9 +73,11 @@ export const paths = {
       q: query.q,
       after: query.after,
     }),
-  company: (id: number, before?: string | null) => withQuery(`/company/${id}`, { before }),
+  company: (id: number, before?: string | null, list?: ReviewListParams) =>
+    withQuery(`/company/${id}`, { ...listParams(list), before }),
   companyManagers: (companyId: number, after?: string | null) => withQuery("/managers", { company: companyId, after }),
-  manager: (id: number, before?: string | null) => withQuery(`/manager-profile/${id}`, { before }),
+  manager: (id: number, before?: string | null, list?: ReviewListParams) =>
+    withQuery(`/manager-profile/${id}`, { ...listParams(list), before }),
   /** `country` preselects the new company's country (the one chosen on the search page). */
   addCompany: (country?: string) => withQuery("/company/add", { country }),
   reviewCompany: (companyId: number) => withQuery("/company/review", { company: companyId }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { averageScore, nestedBarPercent, overviewBarPercent } from "./ratings.ts";
+import { averageScore, barPercent } from "./ratings.ts";
 
 describe("averageScore", () => {
   it("floors the mean of the rating fields", () => {
@@ -13,14 +13,16 @@ describe("averageScore", () => {
 });
 
 describe("bar widths", () => {
-  it("overview bars grow with the square root and fill at 5", () => {
-    expect(overviewBarPercent(5)).toBe(100);
-    expect(overviewBarPercent(1)).toBeCloseTo(44.72, 1);
-    expect(overviewBarPercent(0)).toBe(0);
+  it("are linear in the value: 5 fills the bar, 3 fills 60%, an average of 3.0 as much as a single 3", () => {
+    expect(barPercent(5)).toBe(100);
+    expect(barPercent(3)).toBe(60);
+    expect(barPercent(1)).toBe(20);
+    expect(barPercent(2.6)).toBeCloseTo(52, 6);
   });
 
-  it("nested bars are the value relative to 5", () => {
-    expect(nestedBarPercent(4)).toBe(80);
-    expect(nestedBarPercent(9)).toBe(100);
+  it("stay within the track for nothing and for values past the scale", () => {
+    expect(barPercent(0)).toBe(0);
+    expect(barPercent(Number.NaN)).toBe(0);
+    expect(barPercent(9)).toBe(100);
   });
 });

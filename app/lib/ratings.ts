@@ -28,6 +28,8 @@ export type CompanyCriterion = (typeof companyCriteria)[number];
 
 export const companyYesNo = ["again", "recommend", "has_oncall"] as const;
 export type CompanyYesNo = (typeof companyYesNo)[number];
+/** The company questions counted as shares of yes ("% would recommend"); on-call duty is a fact, not a verdict. */
+export const companyCountedYesNo = ["again", "recommend"] as const satisfies readonly CompanyYesNo[];
 
 export const managerCriteria = [
   "empathy",
@@ -90,6 +92,21 @@ export const managerYesNoQuestions: Record<ManagerYesNo, string> = {
   again: "Would you work for this manager again?",
 };
 
+/** What a share of yes answers says on a company page: "67% would recommend". */
+export const companyShareLabels: Record<(typeof companyCountedYesNo)[number], string> = {
+  recommend: "would recommend",
+  again: "would work here again",
+};
+
+/** What a share of yes answers says on a manager page: approval of each yes/no question. */
+export const managerShareLabels: Record<ManagerYesNo, string> = {
+  recommended: "would recommend this manager",
+  invested: "say this manager is invested in their growth",
+  communication: "say this manager communicates clearly",
+  gives_credit: "say this manager gives credit where it is due",
+  again: "would work for this manager again",
+};
+
 /** Short labels for yes/no flags on review cards. */
 export const yesNoFlags: Record<ManagerYesNo, string> = {
   recommended: "Recommended",
@@ -120,15 +137,10 @@ export function averageScore(values: readonly number[]): number {
 }
 
 /**
- * Width of a bar in the company overview (spec: the square root of the value times 10, capped at 100%).
- * The value is the average as a percentage of the top of the scale, so 5 fills the bar and 1 shows 45%.
+ * Width of a rating bar: the value relative to the top of the scale, linear, so 5 fills the bar, 3 fills 60% and
+ * 1 fills 20% wherever a rating is drawn (the spec's square root made 3.0 fill 77%: decision 0021).
  */
-export function overviewBarPercent(average: number): number {
-  if (!(average > 0)) return 0;
-  return Math.min(100, Math.sqrt((average / 5) * 100) * 10);
-}
-
-/** Nested bars on review cards use the value relative to 5. */
-export function nestedBarPercent(value: number): number {
-  return Math.max(0, Math.min(100, (value / 5) * 100));
+export function barPercent(value: number): number {
+  if (!(value > 0)) return 0;
+  return Math.min(100, (value / 5) * 100);
 }

@@ -3,16 +3,16 @@ import { data, Link } from "react-router";
 import type { Route } from "./+types/company.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { UnusualActivityNotice } from "#app/components/unusual-activity.tsx";
-import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
-import { AverageBars, ScaleLegend } from "#app/components/rating-bars.tsx";
-import { RatingFace } from "#app/components/rating-face.tsx";
-import { CompanyReview, ReviewList } from "#app/components/review-card.tsx";
-import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
-import { formatDay, plural } from "#app/lib/format.ts";
+import { RatingsInDetail, ReviewFilters, SubjectReviews, SummaryPanel } from "#app/components/subject-summary.tsx";
+import { isNarrowed, newestFirst } from "#app/domain/reviews.server.ts";
+import { companyTags } from "#app/lib/tags.ts";
+import { CompanyReview } from "#app/components/review-card.tsx";
+import { companyReviewListSchema, companyReviews, findCompany } from "#app/domain/companies.server.ts";
+import { formatDay } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
-import { companyCriteriaGroups } from "#app/lib/ratings.ts";
+import { companyCountedYesNo, companyCriteriaGroups, companyShareLabels } from "#app/lib/ratings.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
 
@@ -20,13 +20,21 @@ export async function loader({ params, request }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
   const db = readerFor(request);
   const company = id === undefined ? undefined : await findCompany(db, id);
-  if (!company) return data({ company: null, reviews: null }, { status: 404 });
-  const before = new URL(request.url).searchParams.get("before");
-  return { company, reviews: await companyReviews(db, company.id, before) };
+  if (!company)
+    return data(
+      { company: null, reviews: null, list: newestFirst, listError: undefined, narrowed: false },
+      { status: 404 },
+    );
+  const url = new URL(request.url);
+  const parsed = companyReviewListSchema.safeParse(Object.fromEntries(url.searchParams));
+  const list = parsed.success ? parsed.data : newestFirst;
+  const listError = parsed.success ? undefined : parsed.error.issues[0]?.message;
+  const reviews = await companyReviews(db, company.id, url.searchParams.get("before"), list);
+  return data({ company, reviews, list, listError, narrowed: isNarrowed(list) }, { status: listError ? 400 : 200 });
 }
 
 export default function CompanyPage({ loaderData }: Route.ComponentProps) {
-  const { company, reviews } = loaderData;
+  const { company, reviews, list, listError, narrowed } = loaderData;
   const signedIn = useSignedIn();
   if (!company || !reviews) {
     return <CompanyNotFound />;
@@ -37,84 +45,80 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
       <title>{`${company.name} · ${messages.siteName}`}</title>
       <meta name="description" content={`Anonymous reviews of ${company.name}, ${place}.`} />
       <header className="profile-head">
-        <div>
-          <h1>
-            <a href={company.website} rel="noopener noreferrer nofollow" target="_blank">
-              {company.name}
-              <span className="visually-hidden"> (website, opens in a new tab)</span>
-            </a>{" "}
-            <DemoBadge show={company.isDemo} />
-          </h1>
-          <p className="muted">
-            {company.industry} · {place}
-          </p>
-        </div>
-        <div className="score">
-          <RatingFace score={company.score} />
-          <p>
-            <strong>{company.score}</strong> of 5 · {plural(company.reviewCount, "review", "reviews")}
-          </p>
-        </div>
+        <h1>
+          <a href={company.website} rel="noopener noreferrer nofollow" target="_blank">
+            {company.name}
+            <span className="visually-hidden"> (website, opens in a new tab)</span>
+          </a>{" "}
+          <DemoBadge show={company.isDemo} />
+        </h1>
+        <p className="muted">
+          {company.industry} · {place}
+        </p>
       </header>
       <UnusualActivityNotice show={company.unusualActivity} />
+      <UnusualActivityNotice show={company.unusualActivity} />
 
-      <dl className="facts">
-        <div>
-          <dt>On-call</dt>
-          <dd>{company.hasOncall ? "Yes" : "No"}</dd>
-        </div>
-        <div>
-          <dt>Recent layoffs</dt>
-          <dd>{company.recentLayoffs ? formatDay(company.recentLayoffs) : "None reported"}</dd>
-        </div>
-        <div>
-          <dt>Managers</dt>
-          <dd>
-            <Link to={paths.companyManagers(company.id)}>See the managers of {company.name}</Link>
-          </dd>
-        </div>
-        <div>
-          <dt>Elsewhere</dt>
-          <dd>
-            <a href={company.glassdoorUrl} rel="noopener noreferrer nofollow" target="_blank">
-              Reviews on another site<span className="visually-hidden"> (opens in a new tab)</span>
-            </a>
-          </dd>
-        </div>
-      </dl>
+      <SummaryPanel
+        summary={company}
+        shares={companyCountedYesNo.map((key) => ({
+          label: companyShareLabels[key],
+          percent: company.yesPercent[key],
+        }))}
+      />
 
-      <section aria-labelledby="ratings-heading">
-        <h2 id="ratings-heading">Ratings</h2>
-        <ScaleLegend />
-        <AverageBars groups={companyCriteriaGroups} averages={company.averages} />
-      </section>
-
-      <section aria-labelledby="reviews-heading" className="reviews">
-        <h2 id="reviews-heading">Reviews</h2>
-        {signedIn ? (
-          <p>
-            <Link to={paths.reviewCompany(company.id)} className="button">
-              Add review
-            </Link>
-          </p>
-        ) : null}
-        <ReviewList
+      <div className="profile-columns">
+        <SubjectReviews
           reviews={reviews}
           card={CompanyReview}
-          empty={
-            <EmptyState title={signedIn ? messages.noReviewsYet : messages.noCompanyReviews}>
-              {signedIn ? null : (
-                <AddPrompt
-                  to={paths.reviewCompany(company.id)}
-                  label="Add review"
-                  signedOutAction="write the first review"
-                />
-              )}
-            </EmptyState>
+          writeHref={paths.reviewCompany(company.id)}
+          signedIn={signedIn}
+          emptySignedOut={messages.noCompanyReviews}
+          olderHref={(before) => paths.company(company.id, before, list)}
+          filters={
+            company.reviewCount > 0
+              ? {
+                  form: (
+                    <ReviewFilters
+                      action={paths.company(company.id)}
+                      tags={companyTags}
+                      list={list}
+                      error={listError}
+                    />
+                  ),
+                  narrowed,
+                }
+              : undefined
           }
-          olderHref={(before) => paths.company(company.id, before)}
         />
-      </section>
+
+        <RatingsInDetail summary={company} groups={companyCriteriaGroups}>
+          <dl className="facts">
+            <div>
+              <dt>On-call</dt>
+              <dd>{company.hasOncall ? "Yes" : "No"}</dd>
+            </div>
+            <div>
+              <dt>Recent layoffs</dt>
+              <dd>{company.recentLayoffs ? formatDay(company.recentLayoffs) : "None reported"}</dd>
+            </div>
+            <div>
+              <dt>Managers</dt>
+              <dd>
+                <Link to={paths.companyManagers(company.id)}>See the managers of {company.name}</Link>
+              </dd>
+            </div>
+            <div>
+              <dt>Elsewhere</dt>
+              <dd>
+                <a href={company.glassdoorUrl} rel="noopener noreferrer nofollow" target="_blank">
+                  Reviews on another site<span className="visually-hidden"> (opens in a new tab)</span>
+                </a>
+              </dd>
+            </div>
+          </dl>
+        </RatingsInDetail>
+      </div>
     </article>
   );
 }

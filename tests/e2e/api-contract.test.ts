@@ -12,6 +12,7 @@ import {
   publicationNote,
   verificationMessages,
 } from "#app/lib/messages.ts";
+import { reviewListMessages } from "#app/domain/reviews.server.ts";
 import {
   type Account,
   type Answer,
@@ -227,6 +228,41 @@ describe("public reads", () => {
     assertStatus(managers, 200);
     assert.ok((managers.body as Page<ManagerCard>).items.some((item) => item.id === demo.manager.id));
     await assertPublicRead(managers);
+  });
+
+  it("answers a company's headline figures, and sorts and narrows its reviews, naming a refused choice", async () => {
+    const company = (await api.get(`/api/v1/companies/${demo.company.id}`)).body as Company & {
+      mean: number;
+      distribution: { overall: number[] };
+      topTags: Array<{ tag: string; count: number }>;
+    };
+    assert.equal(
+      company.distribution.overall.reduce((sum, count) => sum + count, 0),
+      company.reviewCount,
+    );
+    assert.ok(company.mean >= 1 && company.mean <= 5);
+    assert.ok(company.topTags.length > 0);
+
+    const lowest = await api.get(`/api/v1/companies/${demo.company.id}/reviews?sort=lowest&tag=`);
+    assertStatus(lowest, 200);
+    const scores = (lowest.body as Page<ReviewCard & { score: number }>).items.map((review) => review.score);
+    assert.deepEqual(
+      scores,
+      scores.toSorted((a, b) => a - b),
+    );
+    const tag = company.topTags[0]!.tag;
+    const tagged = await api.get(`/api/v1/companies/${demo.company.id}/reviews?tag=${encodeURIComponent(tag)}`);
+    assertStatus(tagged, 200);
+    const taggedItems = (tagged.body as Page<ReviewCard & { tags: string[] }>).items;
+    assert.equal(taggedItems.length, Math.min(10, company.topTags[0]!.count));
+    assert.ok(taggedItems.every((review) => review.tags.includes(tag)));
+
+    const refused = await api.get(`/api/v1/companies/${demo.company.id}/reviews?sort=oldest&rating=9`);
+    assertStatus(refused, 400);
+    assert.deepEqual((refused.body as Problem).errors, [
+      { field: "sort", message: reviewListMessages.sort },
+      { field: "rating", message: reviewListMessages.rating },
+    ]);
   });
 
   it("shows a manager and their reviews", async () => {

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Browser, BrowserContextOptions, Locator, Page } from "playwright-core";
-import { messages } from "#app/lib/messages.ts";
+import { reviewListMessages } from "#app/domain/reviews.server.ts";
+import { messages, summaryMessages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
-import { companyCriteria, companyCriteriaGroups } from "#app/lib/ratings.ts";
+import { companyCriteria, companyCriteriaGroups, criterionLabels } from "#app/lib/ratings.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import { type DemoFacts, readDemoFacts, unmatchedTerm } from "./support/demo-facts.ts";
-import { type Engine, type RunningServer, startServer } from "../support/server.ts";
+import { newEmail, Visitor } from "./support/http.ts";
+import { type Engine, readDatabase, type RunningServer, startServer } from "../support/server.ts";
 
 const monthFormat = new Intl.DateTimeFormat("en", { month: "long", timeZone: "UTC" });
 const monthNames = Array.from({ length: 12 }, (_, month) => monthFormat.format(Date.UTC(2000, month, 1)));
@@ -34,6 +36,29 @@ async function reviewDates(page: Page, count: number): Promise<string[]> {
   if (count > 0) await dates.nth(count - 1).waitFor();
   await dates.nth(count).waitFor({ state: "detached" });
   return dates.allTextContents();
+}
+
+/**
+ * A company's headline figures aggregated afresh from its reviews (no removal happens in these tests), to hold the
+ * page's stored-aggregate figures against.
+ */
+async function freshCompanyFigures(server: RunningServer, companyId: number) {
+  const total = companyCriteria.join(" + ");
+  const rows = await readDatabase(
+    { engine: server.engine, url: server.databaseUrl },
+    `select (${total}) as total, again, recommend from company_reviews where company_id = ${Number(companyId)}`,
+  );
+  const count = rows.length;
+  const sum = rows.reduce((acc, row) => acc + Number(row.total), 0);
+  const overall = [0, 0, 0, 0, 0];
+  for (const row of rows) overall[Math.floor(Number(row.total) / companyCriteria.length) - 1]! += 1;
+  const share = (key: string) => Math.round((rows.filter((row) => Number(row[key]) === 1).length / count) * 100);
+  return {
+    mean: Math.round((sum / (count * companyCriteria.length)) * 10) / 10,
+    againPercent: share("again"),
+    recommendPercent: share("recommend"),
+    overall,
+  };
 }
 
 /** The browsing tests: every page with the demo data, signed out, on one database engine. */
@@ -198,15 +223,12 @@ export function describeBrowsing(engine: Engine): void {
         const managersLink = page.getByRole("link", { name: `See the managers of ${busyCompany.name}` });
         assert.equal(await managersLink.getAttribute("href"), paths.companyManagers(busyCompany.id));
 
-        const ratings = page.getByRole("region", { name: "Ratings" });
+        const ratings = page.getByRole("region", { name: summaryMessages.ratingsInDetail });
         for (const group of companyCriteriaGroups) {
           assert.equal(await ratings.getByRole("region", { name: group.title }).isVisible(), true, group.title);
         }
         assert.equal(await ratings.locator(".bar-row").count(), companyCriteria.length);
-        assert.match(
-          await text(page.locator(".score p")),
-          new RegExp(`^[0-5] of 5 · ${busyCompany.reviewCount} reviews$`),
-        );
+        assert.match(await text(page.locator(".score p")), /^[0-5] of 5$/);
 
         const months = (await reviewDates(page, 10)).map(monthOrdinal);
         assert.deepEqual(
@@ -214,6 +236,84 @@ export function describeBrowsing(engine: Engine): void {
           months.toSorted((a, b) => b - a),
           "reviews are not newest first",
         );
+      });
+
+      it("heads the page with the mean, its interval, the shares of yes and the histogram, as the reviews add up", async () => {
+        const { busyCompany } = facts;
+        const fresh = await freshCompanyFigures(server, busyCompany.id);
+        const { page } = await open(paths.company(busyCompany.id));
+        const summary = page.getByRole("region", { name: summaryMessages.summary });
+        assert.equal(
+          await text(summary.locator(".headline-mean")),
+          `${fresh.mean.toFixed(1)} of 5 · ${summaryMessages.basedOn(busyCompany.reviewCount)}`,
+        );
+        assert.match(await text(summary), /95% confidence interval \d\.\d to \d\.\d/);
+        assert.deepEqual(await summary.locator(".shares li").allTextContents(), [
+          `${fresh.againPercent}% would work here again`,
+          `${fresh.recommendPercent}% would recommend`,
+        ]);
+        const histogram = summary.getByRole("table", { name: summaryMessages.overallDistribution });
+        const rows = await histogram.locator("tbody tr").allTextContents();
+        assert.deepEqual(
+          rows.map((row) => Number(/(\d+) \(\d+%\)$/.exec(row.trim())?.[1])),
+          [5, 4, 3, 2, 1].map((value) => fresh.overall[value - 1] ?? 0),
+        );
+      });
+
+      it("opens each criterion's distribution on demand, without JavaScript", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.company(busyCompany.id), { javaScriptEnabled: false });
+        const group = companyCriteriaGroups[0]!;
+        const first = page.getByRole("table", { name: criterionLabels[group.criteria[0]!], exact: true });
+        assert.equal(await first.isVisible(), false);
+        await page.getByText(summaryMessages.distributionOf(group.title)).click();
+        assert.equal(await first.isVisible(), true);
+        const counts = (await first.locator("tbody tr").allTextContents()).map((row) =>
+          Number(/(\d+) \(\d+%\)$/.exec(row.trim())?.[1]),
+        );
+        assert.equal(
+          counts.reduce((sum, count) => sum + count, 0),
+          busyCompany.reviewCount,
+        );
+        const tags = page.getByRole("region", { name: summaryMessages.topTags });
+        assert.ok((await tags.locator("li").count()) > 0);
+      });
+
+      it("sorts and narrows the reviews with a form that works without JavaScript, and names a refused choice", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.company(busyCompany.id), { javaScriptEnabled: false });
+        await page.getByText(summaryMessages.filterReviews, { exact: true }).click();
+        const form = page.getByRole("form", { name: summaryMessages.filterReviews });
+        await form.getByLabel(summaryMessages.sortBy).selectOption("lowest");
+        await form.getByRole("button", { name: summaryMessages.showReviews }).click();
+        await page.waitForURL((url) => url.searchParams.get("sort") === "lowest");
+        const scores = async () =>
+          (
+            await page
+              .locator(".review-list .face")
+              .evaluateAll((faces) => faces.map((face) => face.getAttribute("aria-label")))
+          ).map((label) => Number(/\((\d) of 5\)/.exec(label ?? "")?.[1]));
+        const lowest = await scores();
+        assert.equal(lowest.length, 10);
+        assert.deepEqual(
+          lowest,
+          lowest.toSorted((a, b) => a - b),
+          "lowest first",
+        );
+
+        const score = lowest[0]!;
+        await form.getByLabel(summaryMessages.overallScore).selectOption(String(score));
+        await form.getByRole("button", { name: summaryMessages.showReviews }).click();
+        await page.waitForURL((url) => url.searchParams.get("rating") === String(score));
+        const narrowed = await scores();
+        assert.ok(narrowed.length > 0 && narrowed.every((value) => value === score), `only ${score}s: ${narrowed}`);
+
+        // Over HTTP: the browser would log the 400 as a console error.
+        const refused = await fetch(`${server.baseURL}${paths.company(busyCompany.id)}?sort=oldest`);
+        assert.equal(refused.status, 400);
+        const html = await refused.text();
+        assert.match(html, new RegExp(`role="alert">${reviewListMessages.sort}<`));
+        assert.equal(html.match(/class="review-date"/g)?.length, 10, "the refused choice leaves the list as it was");
       });
 
       it("pages to older reviews with the Older reviews link", async () => {
@@ -253,6 +353,49 @@ export function describeBrowsing(engine: Engine): void {
       });
     });
 
+    describe("coming back after signing in", () => {
+      const password = "a long and private passphrase";
+
+      function pathOf(page: Page): string {
+        const url = new URL(page.url());
+        return `${url.pathname}${url.search}`;
+      }
+
+      async function signInHere(page: Page, email: string) {
+        await page.getByLabel("Email", { exact: true }).fill(email);
+        await page.getByLabel("Password", { exact: true }).fill(password);
+        await page.getByRole("main").getByRole("button", { name: messages.signIn, exact: true }).click();
+      }
+
+      it("offers Write a review to a signed-out reader; the form asks to sign in, then opens", async () => {
+        const { busyCompany } = facts;
+        const email = newEmail("returning");
+        await new Visitor(server.baseURL).signUp(email, password);
+        const { page } = await open(paths.company(busyCompany.id));
+        await page.getByRole("link", { name: messages.writeReview }).first().click();
+        await page.waitForURL((url) => url.pathname === "/signin");
+        assert.equal(pathOf(page), paths.signIn(paths.reviewCompany(busyCompany.id)));
+        await signInHere(page, email);
+        await page.waitForURL((url) => `${url.pathname}${url.search}` === paths.reviewCompany(busyCompany.id));
+        await page.getByRole("heading", { level: 1, name: `Review ${busyCompany.name}` }).waitFor();
+      });
+
+      it("brings a reader who signs up from a company page's header back to that page", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.company(busyCompany.id));
+        await page.getByRole("banner").getByRole("link", { name: messages.signIn }).click();
+        await page.waitForURL((url) => url.pathname === "/signin");
+        assert.equal(pathOf(page), paths.signIn(paths.company(busyCompany.id)));
+        await page.getByRole("link", { name: "Create account" }).click();
+        await page.waitForURL((url) => url.pathname === "/signup");
+        await page.getByLabel("Email", { exact: true }).fill(newEmail("returning"));
+        await page.getByLabel("Password", { exact: true }).fill(password);
+        await page.getByRole("button", { name: messages.signUp }).click();
+        await page.waitForURL((url) => `${url.pathname}${url.search}` === paths.company(busyCompany.id));
+        await page.getByRole("banner").getByRole("button", { name: messages.signOut }).waitFor();
+      });
+    });
+
     describe("managers and manager profiles", () => {
       it("lists a company's managers, each linking to their profile", async () => {
         const { manager } = facts;
@@ -283,7 +426,8 @@ export function describeBrowsing(engine: Engine): void {
         assert.equal(await company.getAttribute("href"), paths.company(manager.companyId));
         const linkedin = page.getByRole("link", { name: /^LinkedIn profile/ });
         assert.match((await linkedin.getAttribute("href")) ?? "", /^https:\/\//);
-        assert.ok((await page.getByRole("region", { name: "Ratings" }).locator(".bar-row").count()) > 0);
+        const ratings = page.getByRole("region", { name: summaryMessages.ratingsInDetail });
+        assert.ok((await ratings.locator(".bar-row").count()) > 0);
         const dates = await page.locator(".review-list .review-date").allTextContents();
         assert.ok(dates.length > 0);
         dates.forEach(monthOrdinal);

@@ -260,13 +260,21 @@ export async function readDatabase(database: Pick<ThrowawayDatabase, "engine" | 
 // Companies and managers carry aggregates of their reviews (docs/data-model.md); has_oncall is not summed.
 const subjects = [
   {
+    kind: "company",
     table: "companies",
     reviews: "company_reviews",
     key: "company_id",
     criteria: companyCriteria,
     yes: companyYesNo.filter((key) => key !== "has_oncall"),
   },
-  { table: "managers", reviews: "manager_reviews", key: "manager_id", criteria: managerCriteria, yes: managerYesNo },
+  {
+    kind: "manager",
+    table: "managers",
+    reviews: "manager_reviews",
+    key: "manager_id",
+    criteria: managerCriteria,
+    yes: managerYesNo,
+  },
 ] as const;
 
 export type SubjectTable = (typeof subjects)[number]["table"];
@@ -275,9 +283,10 @@ export type SubjectTable = (typeof subjects)[number]["table"];
 export type AggregateMismatch = { table: SubjectTable; id: number; columns: string[] };
 
 /**
- * Compares every stored aggregate (review count, yes counts, rating sums) with a fresh aggregation over the reviews:
- * of every company and manager, or only of the ids `only` names for a table (a benchmark's dataset is too large to
- * check whole). `checked` counts the rows compared per table.
+ * Compares every stored aggregate (review count, yes counts, rating sums, the sum of squared rating totals, the
+ * rating and tag distributions) with a fresh aggregation over the reviews that stand: of every company and manager,
+ * or only of the ids `only` names for a table (a benchmark's dataset is too large to check whole). `checked` counts
+ * the subjects compared per table. A distribution row whose count is 0 stands for no row.
  */
 export async function checkAggregates(
   database: Pick<ThrowawayDatabase, "engine" | "url">,
@@ -285,19 +294,22 @@ export async function checkAggregates(
 ): Promise<{ mismatches: AggregateMismatch[]; checked: Record<SubjectTable, number> }> {
   const mismatches: AggregateMismatch[] = [];
   const checked: Record<SubjectTable, number> = { companies: 0, managers: 0 };
-  for (const { table, reviews, key, criteria, yes } of subjects) {
+  for (const { kind, table, reviews, key, criteria, yes } of subjects) {
     const ids = only ? only[table] : undefined;
     if (only && !ids?.length) continue;
+    const total = criteria.map((name) => `r.${name}`).join(" + ");
     const columns = [
       ["review_count", "count(r.id)"],
       ...yes.map((name) => [`${name}_yes`, `coalesce(sum(r.${name}), 0)`]),
       ...criteria.map((name) => [`sum_${name}`, `coalesce(sum(r.${name}), 0)`]),
+      ["sum_total_squares", `coalesce(sum((${total}) * (${total})), 0)`],
     ] as const;
+    const standing = "r.id not in (select review_id from removed_reviews)";
     const rows = await readDatabase(
       database,
       `select s.id, ${columns.map(([column, fresh], index) => `s.${column}, ${fresh} as fresh_${index}`).join(", ")}
        from ${table} s left join ${reviews} r
-         on r.${key} = s.id and r.id not in (select review_id from removed_reviews)
+         on r.${key} = s.id and ${standing}
        ${ids ? `where s.id in (${ids.map(Number).join(",")})` : ""} group by s.id`,
     );
     checked[table] = rows.length;
@@ -305,6 +317,55 @@ export async function checkAggregates(
       const wrong = columns.filter(([column], index) => Number(row[column]) !== Number(row[`fresh_${index}`]));
       if (wrong.length > 0) mismatches.push({ table, id: Number(row.id), columns: wrong.map(([column]) => column) });
     }
+
+    // Each review's stored rating_total (what lists by score read) against the sum of its criteria.
+    const wrongTotals = await readDatabase(
+      database,
+      `select r.${key} as id, count(*) as n from ${reviews} r where r.rating_total <> (${total})
+       ${ids ? `and r.${key} in (${ids.map(Number).join(",")})` : ""} group by r.${key}`,
+    );
+    for (const row of wrongTotals) {
+      mismatches.push({ table, id: Number(row.id), columns: [`${reviews}.rating_total (${Number(row.n)})`] });
+    }
+
+    // Distributions: every (subject, criterion, value) and (subject, tag) counted afresh, against the stored rows.
+    const inIds = (column: string) => (ids ? `and ${column} in (${ids.map(Number).join(",")})` : "");
+    const tagRows =
+      database.engine === "sqlite"
+        ? `cross join json_each(r.tags) t`
+        : `cross join lateral json_array_elements_text(r.tags::json) as t(value)`;
+    const fresh = [
+      // The overall score of a review is the floored mean of its criteria; integer division floors positive numbers.
+      `select r.${key} as id, 'rating overall=' || ((${total}) / ${criteria.length}) as k, count(*) as n
+         from ${reviews} r where ${standing} ${inIds(`r.${key}`)} group by 1, 2`,
+      ...criteria.map(
+        (name) => `select r.${key} as id, 'rating ${name}=' || r.${name} as k, count(*) as n
+         from ${reviews} r where ${standing} ${inIds(`r.${key}`)} group by 1, 2`,
+      ),
+      `select r.${key} as id, 'tag ' || t.value as k, count(*) as n
+         from ${reviews} r ${tagRows} where ${standing} ${inIds(`r.${key}`)} group by 1, 2`,
+    ];
+    const stored = [
+      `select subject_id as id, 'rating ' || criterion || '=' || value as k, count as n
+         from rating_counts where subject = '${kind}' and count <> 0 ${inIds("subject_id")}`,
+      `select subject_id as id, 'tag ' || tag as k, count as n
+         from tag_counts where subject = '${kind}' and count <> 0 ${inIds("subject_id")}`,
+    ];
+    const counts = async (queries: string[]) => {
+      const map = new Map<string, number>();
+      for (const query of queries) {
+        for (const row of await readDatabase(database, query)) map.set(`${row.id}\u0000${row.k}`, Number(row.n));
+      }
+      return map;
+    };
+    const [expected, actual] = await Promise.all([counts(fresh), counts(stored)]);
+    const wrongById = new Map<number, string[]>();
+    for (const entry of new Set([...expected.keys(), ...actual.keys()])) {
+      if (expected.get(entry) === actual.get(entry)) continue;
+      const [id, what] = entry.split("\u0000");
+      wrongById.set(Number(id), [...(wrongById.get(Number(id)) ?? []), what!]);
+    }
+    for (const [id, what] of wrongById) mismatches.push({ table, id, columns: what });
   }
   return { mismatches, checked };
 }

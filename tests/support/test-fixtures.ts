@@ -3,14 +3,63 @@ import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
-import type { Database, NewCompany, NewCompanyReview, NewManager, NewManagerReview } from "#app/db/schema.ts";
+import type {
+  Database,
+  NewCompany,
+  NewCompanyReview,
+  NewManager,
+  NewManagerReview,
+  SubjectKind,
+} from "#app/db/schema.ts";
 
 /**
- * Hand-made rows for integration tests. Every review insert recomputes its subject's stored aggregates from all
- * of its reviews, so the rows are as consistent as those a real submission leaves behind.
+ * Hand-made rows for integration tests. Every review insert recomputes its subject's stored aggregates (sums, counts,
+ * distributions) from all of its reviews, so the rows are as consistent as those a real submission leaves behind.
  */
 
 type Db = Kysely<Database>;
+
+/**
+ * Sets a subject's sum of squared rating totals and rewrites its rating and tag distributions from all of `reviews`
+ * (the same numbers a publication of each would leave, computed here from scratch).
+ */
+async function refreshDistributions(
+  db: Db,
+  subject: { kind: SubjectKind; table: "companies" | "managers"; id: number; criteria: readonly string[] },
+  reviews: Array<Record<string, unknown>>,
+): Promise<void> {
+  const ratings = new Map<string, number>();
+  const tags = new Map<string, number>();
+  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  let squares = 0;
+  for (const review of reviews) {
+    const values = subject.criteria.map((criterion) => Number(review[criterion]));
+    const total = values.reduce((sum, value) => sum + value, 0);
+    squares += total * total;
+    count(ratings, `overall=${Math.floor(total / values.length)}`);
+    subject.criteria.forEach((criterion, index) => count(ratings, `${criterion}=${values[index]}`));
+    for (const tag of JSON.parse(String(review.tags)) as string[]) count(tags, tag);
+  }
+  await db.updateTable(subject.table).set({ sum_total_squares: squares }).where("id", "=", subject.id).execute();
+  const key = { subject: subject.kind, subject_id: subject.id };
+  await db
+    .deleteFrom("rating_counts")
+    .where("subject", "=", key.subject)
+    .where("subject_id", "=", key.subject_id)
+    .execute();
+  await db
+    .deleteFrom("tag_counts")
+    .where("subject", "=", key.subject)
+    .where("subject_id", "=", key.subject_id)
+    .execute();
+  const ratingRows = [...ratings].map(([entry, n]) => {
+    const [criterion, value] = entry.split("=");
+    return { ...key, criterion: criterion!, value: Number(value), count: n };
+  });
+  if (ratingRows.length > 0) await db.insertInto("rating_counts").values(ratingRows).execute();
+  const tagRows = [...tags].map(([tag, n]) => ({ ...key, tag, count: n }));
+  if (tagRows.length > 0) await db.insertInto("tag_counts").values(tagRows).execute();
+}
 
 export async function insertCompany(db: Db, fields: Partial<NewCompany> & { name: string }): Promise<number> {
   const row = await db
@@ -40,13 +89,14 @@ export function companyReviewRow(companyId: number, fields: Partial<NewCompanyRe
   const row: Record<string, unknown> = { id: newReviewId(), company_id: companyId };
   for (const criterion of companyCriteria) row[criterion] = 3;
   for (const question of companyYesNo) row[question] = 0;
-  return {
+  const review = {
     ...(row as NewCompanyReview),
     review_text: "A fair place to work, with room to grow.",
     tags: JSON.stringify(["Fair Pay"]),
     created_on: "2026-01-15",
     ...fields,
   };
+  return { ...review, rating_total: companyCriteria.reduce((sum, key) => sum + Number(review[key]), 0) };
 }
 
 export async function insertCompanyReview(
@@ -73,6 +123,11 @@ export async function insertCompanyReview(
     aggregates[`sum_${criterion}`] = reviews.reduce((sum, review) => sum + review[criterion], 0);
   }
   await db.updateTable("companies").set(aggregates).where("id", "=", companyId).execute();
+  await refreshDistributions(
+    db,
+    { kind: "company", table: "companies", id: companyId, criteria: companyCriteria },
+    reviews,
+  );
   return row.id;
 }
 
@@ -108,13 +163,14 @@ export function managerReviewRow(managerId: number, fields: Partial<NewManagerRe
   const row: Record<string, unknown> = { id: newReviewId(), manager_id: managerId };
   for (const criterion of managerCriteria) row[criterion] = 3;
   for (const question of managerYesNo) row[question] = 0;
-  return {
+  const review = {
     ...(row as NewManagerReview),
     review_text: "Clear goals and honest feedback.",
     tags: JSON.stringify(["Fair"]),
     created_on: "2026-01-15",
     ...fields,
   };
+  return { ...review, rating_total: managerCriteria.reduce((sum, key) => sum + Number(review[key]), 0) };
 }
 
 export async function insertManagerReview(
@@ -133,6 +189,11 @@ export async function insertManagerReview(
     aggregates[`${question}_yes`] = reviews.filter((review) => review[question] === 1).length;
   }
   await db.updateTable("managers").set(aggregates).where("id", "=", managerId).execute();
+  await refreshDistributions(
+    db,
+    { kind: "manager", table: "managers", id: managerId, criteria: managerCriteria },
+    reviews,
+  );
   return row.id;
 }
 

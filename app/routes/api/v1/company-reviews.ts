@@ -1,6 +1,6 @@
 import { database } from "#app/db/database.server.ts";
 import { companyReviewBodySchema, parseIdParam, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
-import { companyReviews, findCompany } from "#app/domain/companies.server.ts";
+import { companyReviewListSchema, companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
@@ -12,13 +12,15 @@ function companyId(params: Record<string, string | undefined>): number {
   return parseIdParam("companyId", params.companyId);
 }
 
-/** GET /api/v1/companies/{id}/reviews[?before=…]: newest first, 10 a page. */
+/** GET /api/v1/companies/{id}/reviews[?sort=…&rating=…&tag=…&q=…&before=…]: newest first unless sorted, 10 a page. */
 export const loader = apiRead(async ({ params, request }) => {
   const id = companyId(params);
-  const { before } = reviewPageQuerySchema.parse(queryOf(request));
+  const query = queryOf(request);
+  const { before } = reviewPageQuerySchema.parse(query);
+  const list = companyReviewListSchema.parse(query);
   const db = readerFor(request);
   if (!(await findCompany(db, id))) throw new ApiProblem(404, messages.noCompanyFound);
-  return companyReviews(db, id, before ?? null);
+  return companyReviews(db, id, before ?? null, list);
 });
 
 /** POST /api/v1/companies/{id}/reviews: a review of the company. */

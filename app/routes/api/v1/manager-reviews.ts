@@ -1,7 +1,7 @@
 import { database } from "#app/db/database.server.ts";
 import { parseIdParam, managerReviewSchema, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
 import { authorOf, recordManagerReview } from "#app/domain/contributions.server.ts";
-import { findManager, managerReviews } from "#app/domain/managers.server.ts";
+import { findManager, managerReviewListSchema, managerReviews } from "#app/domain/managers.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
@@ -11,13 +11,15 @@ function managerId(params: Record<string, string | undefined>): number {
   return parseIdParam("managerId", params.managerId);
 }
 
-/** GET /api/v1/managers/{id}/reviews[?before=…]: newest first, 10 a page. */
+/** GET /api/v1/managers/{id}/reviews[?sort=…&rating=…&tag=…&q=…&before=…]: newest first unless sorted, 10 a page. */
 export const loader = apiRead(async ({ params, request }) => {
   const id = managerId(params);
-  const { before } = reviewPageQuerySchema.parse(queryOf(request));
+  const query = queryOf(request);
+  const { before } = reviewPageQuerySchema.parse(query);
+  const list = managerReviewListSchema.parse(query);
   const db = readerFor(request);
   if (!(await findManager(db, id))) throw new ApiProblem(404, messages.noManagerProfileFound);
-  return managerReviews(db, id, before ?? null);
+  return managerReviews(db, id, before ?? null, list);
 });
 
 /** POST /api/v1/managers/{id}/reviews: one review per user per manager (409 for a second). */
