@@ -34,6 +34,8 @@ export default [
   route("api/v1/auth/user", "routes/api/v1/auth-user.ts"),
   route("api/v1/companies/suggestions", "routes/api/v1/company-suggestions.ts"),
   route("api/v1/countries", "routes/api/v1/countries.ts"),
+  route("api/v1/countries/:country/cities", "routes/api/v1/country-cities.ts"),
+  route("api/v1/industries", "routes/api/v1/industries.ts"),
   route("api/v1/tags", "routes/api/v1/tags.ts"),
   route("api/v1/companies", "routes/api/v1/companies.ts"),
   route("api/v1/companies/:companyId", "routes/api/v1/company.ts"),

@@ -17,7 +17,6 @@ const typed: Record<string, string> = {
   city: "Munich",
   website: "keyboard-works.example",
   glassdoor_url: "reviews.example/keyboard-works",
-  industry: "Software",
   first_name: "Kim",
   last_name: "Keys",
   title: "Engineering Manager",
@@ -64,7 +63,8 @@ async function fillByKeyboard(page: Page, leavesTo: RegExp): Promise<number> {
     } else if (at.type === "checkbox" && at.name === "tags" && at.tagsChosen === 0) {
       await page.keyboard.press("Space");
     } else if (at.tag === "select" && !at.value) {
-      await page.keyboard.type("Germany");
+      // Typing the start of an option's name chooses it, as in any select.
+      await page.keyboard.type(at.name === "industry" ? "Information" : "Germany");
     } else if ((at.tag === "textarea" || at.type === "text" || at.type === "") && !at.value && typed[at.name]) {
       await page.keyboard.type(typed[at.name]!);
     }

@@ -1,6 +1,6 @@
-// npm run screenshots — every page of the site at a phone's width (390 px) and a laptop's (1366 px), signed out and
-// signed in, as full-page PNG files in screenshots/ (ignored by git), so anyone can look at the whole site in a
-// minute. Runs the built server (`npm run build` first) on a throwaway SQLite database with the demo data.
+// npm run screenshots — every page of the site at a phone's width (390 px) and a laptop's (1366 px), and at a phone's
+// with the system set to dark, signed out and signed in, as full-page PNG files in screenshots/ (ignored by git), so
+// anyone can look at the whole site in a minute or two. Runs the built server (`npm run build` first) on a throwaway SQLite database with the demo data.
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { paths } from "#app/lib/paths.ts";
@@ -12,9 +12,10 @@ import { root, startServer } from "#tests/support/server.ts";
 
 const outDir = path.join(root, "screenshots");
 const widths = [
-  { name: "phone", width: 390, height: 844 },
-  { name: "laptop", width: 1366, height: 768 },
-];
+  { name: "phone", width: 390, height: 844, colorScheme: "light" },
+  { name: "laptop", width: 1366, height: 768, colorScheme: "light" },
+  { name: "phone-dark", width: 390, height: 844, colorScheme: "dark" },
+] as const;
 
 /** A file name for a path: /company/4?x=1 → company-4-x-1. */
 function fileName(target: string): string {
@@ -57,6 +58,7 @@ try {
       const ip = newClientIp();
       const visit = await openVisit(browser, server.baseURL, {
         viewport: { width: size.width, height: size.height },
+        colorScheme: size.colorScheme,
         extraHTTPHeaders: { "X-Forwarded-For": ip },
       });
       if (signedIn) {

@@ -2,10 +2,18 @@ import { Link } from "react-router";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 
-/** The spec's side panel: vision, business model, key features, impact, join the movement. */
-export function SidePanel() {
+/**
+ * The spec's side panel: vision, business model, key features, impact, join the movement. Beside the search it is a
+ * panel; on the landing page, where it is the content, its parts are a grid of cards.
+ */
+export function SidePanel({ layout = "panel" }: { layout?: "panel" | "cards" }) {
+  const Element = layout === "panel" ? "aside" : "section";
   return (
-    <aside className="side-panel" aria-label="About Candor">
+    <Element
+      className={layout === "panel" ? "side-panel" : "about-cards"}
+      // Beside the about text on the landing page, the cards need a name of their own.
+      aria-label={layout === "panel" ? "About Candor" : "Vision, model and impact"}
+    >
       <section>
         <h2>Our vision</h2>
         <p>Workplaces where leaders are known by how they treat people, and where honest feedback is safe to give.</p>
@@ -33,7 +41,7 @@ export function SidePanel() {
         <h2>Join the movement</h2>
         <p>Share what you know about a manager or a company. It takes five minutes and helps the next person.</p>
       </section>
-    </aside>
+    </Element>
   );
 }
 

@@ -1,3 +1,4 @@
+import { industrySections } from "#app/lib/industries.ts";
 import type { Faker } from "@faker-js/faker";
 import type { Insertable, Kysely } from "kysely";
 import { fold } from "#app/lib/fold.ts";
@@ -56,28 +57,8 @@ const countryWeights: Array<[string, number]> = [
   ["NG", 1],
   ["ZA", 1],
 ];
-const industries = [
-  "Software",
-  "Retail",
-  "Healthcare",
-  "Banking",
-  "Insurance",
-  "Logistics",
-  "Manufacturing",
-  "Telecommunications",
-  "Education",
-  "Hospitality",
-  "Energy",
-  "Media",
-  "Consulting",
-  "Biotechnology",
-  "Automotive",
-  "Construction",
-  "Public Sector",
-  "Non-profit",
-  "Food and Beverage",
-  "Real Estate",
-];
+/** The industries of demo companies: the ISIC sections most employers of an office job belong to. */
+const industries = industrySections.filter((section) => "CDFGHIJKLMNOPQRS".includes(section.code));
 const managerTitles = [
   "Engineering Manager",
   "Director of Engineering",
@@ -412,7 +393,7 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
       website: `https://${slug(name)}-${id}.example/`,
       website_key: websiteKey(`https://${slug(name)}-${id}.example/`),
       glassdoor_url: `https://reviews.example/${slug(name)}-${id}`,
-      industry: faker.helpers.arrayElement(industries),
+      ...(({ code, title }) => ({ industry: title, industry_section: code }))(faker.helpers.arrayElement(industries)),
       recent_layoffs: faker.datatype.boolean(0.15) ? pastDay(faker) : null,
       is_demo: 1,
       created_on: pastDay(faker),

@@ -2,17 +2,21 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type Kysely, sql } from "kysely";
+import { Migrator } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
 import { companyCriteria, managerCriteria } from "#app/lib/ratings.ts";
 import { openDatabase } from "./connection.server.ts";
 import { fold } from "#app/lib/fold.ts";
 import { cleanName, nameSkeleton } from "#app/lib/names.server.ts";
-import { migrateToLatest } from "./migrate.server.ts";
+import { currentSchema, migrateToLatest, migrations } from "./migrate.server.ts";
 import * as initial from "./migrations/0001-initial.ts";
 import * as accounts from "./migrations/0002-accounts.ts";
 import * as apiTokens from "./migrations/0003-api-tokens.ts";
 import * as nameSearch from "./migrations/0004-name-search.ts";
 import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
+import * as publicationQueue from "./migrations/0006-publication-queue.ts";
+import * as industrySectionsMigration from "./migrations/0012-industry-sections.ts";
+import { industrySections } from "#app/lib/industries.ts";
 import type { Database } from "./schema.ts";
 import {
   type TestDatabase,
@@ -67,6 +71,28 @@ describeEachEngine(
 
       expect(second.results).toEqual([]);
       expect(await appliedMigrations(db)).toEqual(before);
+    });
+
+    it("applies a migration numbered below one the database already holds", async () => {
+      const { db } = database();
+      // A database migrated before 0012 existed, up to 0013: as a server of that time left it.
+      const { error } = await new Migrator({
+        db,
+        provider: {
+          getMigrations: async () =>
+            Object.fromEntries(Object.entries(migrations).filter(([name]) => name !== "0012-industry-sections")),
+        },
+        migrationTableSchema: await currentSchema(db),
+      }).migrateToLatest();
+      expect(error).toBeUndefined();
+
+      const { results = [] } = await migrateToLatest(db);
+
+      expect(results.map((result) => [result.migrationName, result.status])).toEqual([
+        ["0012-industry-sections", "Success"],
+      ]);
+      const company = db.selectFrom("companies").select("industry_section");
+      await expect(company.execute()).resolves.toEqual([]);
     });
   },
   { migrate: false },
@@ -160,6 +186,60 @@ describeEachEngine(
           .values({ ...companyRow(4, "ACME GMBH", "acme.com"), name_skeleton: skeleton })
           .execute(),
       ).rejects.toThrow(/unique|UNIQUE/);
+    });
+  },
+  { migrate: false },
+);
+
+describeEachEngine(
+  "the industry sections migration",
+  (database) => {
+    it("gives each company the section its industry names, keeping every typed industry as it was", async () => {
+      const db = database().db as Kysely<any>;
+      await db.transaction().execute(async (trx) => {
+        for (const migration of [initial, accounts, apiTokens, nameSearch, nameSkeletons, publicationQueue]) {
+          await migration.up(trx);
+        }
+      });
+      const typed = ["Software", "  BANKING ", "Education", "Basket weaving", "Information and communication", ""];
+      await db
+        .insertInto("companies")
+        .values(
+          typed.map((industry, index) => ({
+            id: index + 1,
+            name: `Company ${index}`,
+            folded_name: `company ${index}`,
+            name_skeleton: `company ${index}`,
+            country: "DE",
+            state: "Bavaria",
+            city: "Munich",
+            website: `https://company-${index}.example`,
+            glassdoor_url: "https://reviews.example/company",
+            website_key: `company-${index}.example`,
+            industry,
+            created_on: "2025-06-01",
+          })),
+        )
+        .execute();
+
+      await industrySectionsMigration.up(db);
+
+      expect(await db.selectFrom("companies").select(["industry", "industry_section"]).orderBy("id").execute()).toEqual(
+        [
+          { industry: "Software", industry_section: "J" },
+          { industry: "  BANKING ", industry_section: "K" },
+          { industry: "Education", industry_section: "P" },
+          { industry: "Basket weaving", industry_section: null },
+          { industry: "Information and communication", industry_section: "J" },
+          { industry: "", industry_section: null },
+        ],
+      );
+    });
+
+    it("knows the sections by the same letters and titles as the application", () => {
+      for (const { code, title } of industrySections) {
+        expect(industrySectionsMigration.sectionOfIndustry(title), title).toBe(code);
+      }
     });
   },
   { migrate: false },

@@ -11,11 +11,12 @@ import * as moderation from "./migrations/0007-moderation.ts";
 import * as reviewKeys from "./migrations/0008-review-keys.ts";
 import * as manipulationSignals from "./migrations/0009-manipulation-signals.ts";
 import * as ratingDistributions from "./migrations/0010-rating-distributions.ts";
+import * as industrySections from "./migrations/0012-industry-sections.ts";
 import * as sharedState from "./migrations/0013-shared-state.ts";
 import * as verificationTokens from "./migrations/0014-verification-tokens.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
-const migrations: Record<string, Migration> = {
+export const migrations: Record<string, Migration> = {
   "0001-initial": initial,
   "0002-accounts": accounts,
   "0003-api-tokens": apiTokens,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0008-review-keys": reviewKeys,
   "0009-manipulation-signals": manipulationSignals,
   "0010-rating-distributions": ratingDistributions,
+  "0012-industry-sections": industrySections,
   "0013-shared-state": sharedState,
   "0014-verification-tokens": verificationTokens,
 };
@@ -39,6 +41,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableSchema: await currentSchema(db),
+    // Branches take their numbers in parallel, so a database may already hold a later one (0013) when an earlier
+    // one (0012) lands: it is applied then rather than refused. Each migration touches only its own tables.
+    allowUnorderedMigrations: true,
   });
   for (let attempt = 1; ; attempt++) {
     const result = await migrator.migrateToLatest();
@@ -61,7 +66,7 @@ function isSchemaDroppedMeanwhile(error: unknown): boolean {
  * Kysely, given no schema, takes a kysely_migration table in any schema as its own; pinned to the schema that
  * search_path selects, one PostgreSQL database can hold several Candor schemas (tests, staging).
  */
-async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
+export async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
   if (!isPostgres(db)) return undefined;
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   return rows[0]?.schema ?? undefined;

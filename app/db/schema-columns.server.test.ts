@@ -57,6 +57,7 @@ const committedColumns: Record<string, string[]> = {
     "recommend_yes",
     "latest_has_oncall",
     "name_skeleton",
+    "industry_section",
     "sum_total_squares",
   ],
   company_reviews: [

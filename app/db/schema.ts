@@ -22,7 +22,10 @@ export type CompaniesTable = {
   glassdoor_url: string;
   /** websiteKey(website): with name_skeleton, unique, so a company cannot be added twice. */
   website_key: string;
+  /** The ISIC section's title; for companies added before the fixed list, the industry as it was typed. */
   industry: string;
+  /** The ISIC Rev. 4 section's letter (app/lib/industries.ts); null for an older free text that names none. */
+  industry_section: string | null;
   /** YYYY-MM-DD, or null when no layoffs were reported. */
   recent_layoffs: string | null;
   is_demo: Generated<number>;

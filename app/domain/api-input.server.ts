@@ -47,6 +47,12 @@ export const searchQuerySchema = z.object({
   after: z.string().max(1000).optional(),
 });
 
+/** A country in a path: an ISO 3166-1 alpha-2 code the site lists. */
+export const countryParamSchema = z
+  .string({ error: "required: an ISO 3166-1 alpha-2 code such as US" })
+  .toUpperCase()
+  .refine(isCountryCode, "must be a country code from GET /api/v1/countries");
+
 export const suggestionQuerySchema = z.object({
   q: z
     .string()

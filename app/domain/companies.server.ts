@@ -43,6 +43,7 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
     website: row.website,
     glassdoorUrl: row.glassdoor_url,
     industry: row.industry,
+    industrySection: row.industry_section,
     city: row.city,
     state: row.state,
     country: row.country,
@@ -66,6 +67,32 @@ export function companyReviews(
   list?: ReviewListQuery,
 ): Promise<Page<CompanyReviewItem>> {
   return subjectReviews(db, companySubject, companyId, before, list);
+}
+
+export type KnownCity = { city: string; state: string };
+
+/** How many known places a form suggests for a country. */
+export const knownCitiesLimit = 100;
+
+/**
+ * The cities (with their state or region) already known in a country, the most listed first: suggestions while a
+ * company's or manager's place is typed, so the same city is spelt the same way. Companies and managers both count.
+ */
+export async function knownCities(db: Kysely<Database>, country: string): Promise<KnownCity[]> {
+  const places = db
+    .selectFrom("companies")
+    .select(["city", "state"])
+    .where("country", "=", country)
+    .unionAll(db.selectFrom("managers").select(["city", "state"]).where("country", "=", country));
+  return db
+    .selectFrom(places.as("places"))
+    .select(["city", "state"])
+    .groupBy(["city", "state"])
+    .orderBy((eb) => eb.fn.countAll(), "desc")
+    .orderBy("city")
+    .orderBy("state")
+    .limit(knownCitiesLimit)
+    .execute();
 }
 
 /** What narrows a company's reviews: its tags are the company tags. */

@@ -152,7 +152,12 @@ describe("the company review's layoffs date", () => {
 
 describe("the company schema", () => {
   it("requires every company field, each with a message on that field", () => {
-    const expected: Record<string, string> = { country: m.country, website: m.website, glassdoor_url: m.website };
+    const expected: Record<string, string> = {
+      country: m.country,
+      website: m.website,
+      glassdoor_url: m.website,
+      industry: m.industry,
+    };
     for (const key of companyKeys) {
       expect(problems(companySchema, without(companyForm(), key), key), key).toEqual([expected[key] ?? m.required]);
       expect(problems(companySchema, companyForm({ [key]: "  " }), key), key).not.toEqual([]);
@@ -251,7 +256,7 @@ describe("hasNullValues", () => {
 
 describe("text field lengths", () => {
   const fields = [
-    ...(["name", "state", "city", "industry"] as const).map((key) => ({
+    ...(["name", "state", "city"] as const).map((key) => ({
       key,
       schema: companySchema,
       form: companyForm,
@@ -268,5 +273,16 @@ describe("text field lengths", () => {
 
     expect(problems(schema, form({ [key]: longest }), key)).toEqual([]);
     expect(problems(schema, form({ [key]: `${longest}x` }), key)).toEqual([m.tooLong]);
+  });
+});
+
+describe("industry", () => {
+  it("takes a section of the fixed list by its letter or its title, and stores its title", () => {
+    expect(companySchema.parse(companyForm({ industry: "J" })).industry).toBe("Information and communication");
+    expect(companySchema.parse(companyForm({ industry: "Education" })).industry).toBe("Education");
+  });
+
+  it.each(["Software", "j", "", " J", "Z", 10, null])("refuses %j with the message that names the list", (industry) => {
+    expect(problems(companySchema, companyForm({ industry }), "industry")).toEqual([m.industry]);
   });
 });

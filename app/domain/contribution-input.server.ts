@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { isCountryCode } from "#app/lib/countries.server.ts";
+import { industrySectionOf, industrySections } from "#app/lib/industries.ts";
 import { guidelineMessages, guidelineViolation } from "#app/lib/guidelines.ts";
 import { hasProfanity } from "#app/lib/profanity.server.ts";
 import { contributionMessages as m } from "#app/lib/messages.ts";
@@ -123,6 +124,15 @@ const country = z
   .toUpperCase()
   .refine((code) => isCountryCode(code), m.country);
 
+/** One of the fixed list's sections, named by its letter ("J") or its title; stored by its title. */
+const industry = z
+  .enum(
+    industrySections.flatMap((section) => [section.code, section.title]),
+    { error: m.industry },
+  )
+  .transform((named) => industrySectionOf(named)!.title)
+  .meta({ description: "An ISIC Rev. 4 section, by its letter or its title (GET /api/v1/industries lists them)" });
+
 /** Spec: every company field is required; website and review-site addresses are normalised. */
 export const companySchema = z.object({
   name: line(fieldLengths.name),
@@ -131,7 +141,7 @@ export const companySchema = z.object({
   city: line(fieldLengths.city),
   website: webAddress(normalizeWebAddress, m.website),
   glassdoor_url: webAddress(normalizeWebAddress, m.website),
-  industry: line(fieldLengths.industry),
+  industry,
 });
 export type CompanyInput = z.infer<typeof companySchema>;
 

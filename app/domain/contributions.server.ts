@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
+import { industrySectionOf } from "#app/lib/industries.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import { fold } from "#app/lib/fold.ts";
@@ -200,7 +201,13 @@ async function companyFor(trx: Trx, company: CompanyInput, day: string): Promise
   if (existing !== undefined) return existing;
   const row = await trx
     .insertInto("companies")
-    .values({ ...company, ...companyIdentity(company), created_on: day })
+    .values({
+      ...company,
+      ...companyIdentity(company),
+      // A review queued before the fixed list of industries carries the text typed then: no section.
+      industry_section: industrySectionOf(company.industry)?.code ?? null,
+      created_on: day,
+    })
     .returning("id")
     .executeTakeFirstOrThrow();
   return row.id;

@@ -29,6 +29,12 @@ const score = z.number().int().min(0).max(5);
 
 export const countrySchema = z.object({ code: z.string().length(2), name: z.string() }).strict();
 
+export const industriesSchema = z.array(z.object({ code: z.string().length(1), title: z.string() }).strict());
+
+export const knownCitiesSchema = z
+  .object({ items: z.array(z.object({ city: z.string(), state: z.string() }).strict()) })
+  .strict();
+
 export const tagsSchema = z.object({ company: z.array(z.string()), manager: z.array(z.string()) }).strict();
 
 export const companySearchResultSchema = z
@@ -104,6 +110,8 @@ export const companyProfileSchema = z
     website: z.string(),
     glassdoorUrl: z.string(),
     industry: z.string(),
+    /** The ISIC section's letter; null for an industry typed before the fixed list that names none. */
+    industrySection: z.string().length(1).nullable(),
     ...placeShape,
     recentLayoffs: z.string().nullable(),
     hasOncall: z.boolean(),

@@ -27,6 +27,8 @@ import {
   pageSchema,
   problemSchema,
   tagsSchema,
+  industriesSchema,
+  knownCitiesSchema,
   tokenAccountSchema,
   tokenPairSchema,
   transparencySchema,
@@ -157,6 +159,27 @@ export function openApiDocument(serverUrl: string) {
     paths: {
       "/api/v1/countries": {
         get: { summary: "Countries", responses: { "200": json("CountryList"), "429": errors["429"] } },
+      },
+      "/api/v1/countries/{country}/cities": {
+        get: {
+          summary: "Cities already known in a country, with their state or region, the most listed first (at most 100)",
+          parameters: [
+            {
+              name: "country",
+              in: "path",
+              required: true,
+              description: "ISO 3166-1 alpha-2 code, from GET /api/v1/countries",
+              schema: { type: "string" },
+            },
+          ],
+          responses: { "200": json("KnownCities"), ...errors },
+        },
+      },
+      "/api/v1/industries": {
+        get: {
+          summary: "Industries: the ISIC Rev. 4 sections a company is given one of, by letter and title",
+          responses: { "200": json("Industries"), "429": errors["429"] },
+        },
       },
       "/api/v1/tags": { get: { summary: "Review tags", responses: { "200": json("Tags"), "429": errors["429"] } } },
       "/api/v1/companies": {
@@ -478,6 +501,8 @@ export function openApiDocument(serverUrl: string) {
         Problem: schema(problemSchema),
         CountryList: schema(z.array(countrySchema)),
         Tags: schema(tagsSchema),
+        Industries: schema(industriesSchema),
+        KnownCities: schema(knownCitiesSchema),
         CompanyPage: schema(pageSchema(companySearchResultSchema)),
         ManagerPage: schema(pageSchema(managerCardSchema)),
         Company: schema(companyProfileSchema),

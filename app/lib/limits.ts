@@ -17,7 +17,6 @@ export const fieldLengths = {
   name: 200,
   state: 100,
   city: 100,
-  industry: 100,
   first_name: 100,
   last_name: 100,
   title: 100,

@@ -74,6 +74,7 @@ export const contributionMessages = {
   controlCharacters: "Remove the invisible control characters from the text.",
   invisibleOnly: "Use visible letters: this has only invisible characters.",
   country: "Choose a country from the list.",
+  industry: "Choose an industry from the list (an ISIC section, by its letter or its title).",
   website: "Enter a web address such as acme.com or https://www.acme.com (http or https only).",
   linkedin: "Enter a LinkedIn profile address such as linkedin.com/in/jane-doe.",
   layoffsDate: "Enter the layoffs date as a day, no later than today.",

@@ -78,7 +78,8 @@ export const paths = {
   companyManagers: (companyId: number, after?: string | null) => withQuery("/managers", { company: companyId, after }),
   manager: (id: number, before?: string | null, list?: ReviewListParams) =>
     withQuery(`/manager-profile/${id}`, { ...listParams(list), before }),
-  addCompany: () => "/company/add",
+  /** `country` preselects the new company's country (the one chosen on the search page). */
+  addCompany: (country?: string) => withQuery("/company/add", { country }),
   reviewCompany: (companyId: number) => withQuery("/company/review", { company: companyId }),
   addManager: (companyId: number) => withQuery("/manager/add", { company: companyId }),
   addManagerAlone: () => "/manager/addAlone",
@@ -94,6 +95,7 @@ export const paths = {
   guidelines: () => "/guidelines",
   privacy: () => "/privacy",
   feedback: () => "/feedback",
+  apiKnownCities: (country: string) => `/api/v1/countries/${encodeURIComponent(country)}/cities`,
   reportReview: (reviewId: string) => `/reviews/${encodeURIComponent(reviewId)}/report`,
   moderationLog: (before?: number | null) => withQuery("/moderation", { before }),
   moderationQueue: () => "/moderation/queue",

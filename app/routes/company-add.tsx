@@ -1,5 +1,6 @@
 import type { Route } from "./+types/company-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { FormSection } from "#app/components/review-form/form-section.tsx";
 import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
@@ -14,7 +15,7 @@ import {
 import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
-import { countryList } from "#app/lib/countries.server.ts";
+import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
 import { retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -25,9 +26,11 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
   return retryAfterOf(actionHeaders);
 }
 
+/** `?country=` (from a search in that country) preselects the company's country. */
 export function loader({ context, url }: Route.LoaderArgs) {
   requireAccount(context, url);
-  return { countries: countryList };
+  const country = url.searchParams.get("country")?.toUpperCase() ?? "";
+  return { countries: countryList, country: isCountryCode(country) ? country : undefined };
 }
 
 export async function action({ context, request, url }: Route.ActionArgs) {
@@ -57,10 +60,14 @@ export default function CompanyAddPage({ loaderData, actionData }: Route.Compone
       <GuidedForm draftKey="company-add" actionData={actionData}>
         {(state) => (
           <>
-            <fieldset className="stack">
-              <legend>The company</legend>
-              <CompanyFields countries={loaderData.countries} values={state.values} errors={actionData?.fieldErrors} />
-            </fieldset>
+            <FormSection id="section-company" title="The company">
+              <CompanyFields
+                countries={loaderData.countries}
+                defaultCountry={loaderData.country}
+                values={state.values}
+                errors={actionData?.fieldErrors}
+              />
+            </FormSection>
             <CompanyReviewFields state={state} />
           </>
         )}

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Form } from "react-router";
 import type { Route } from "./+types/manager-add-alone.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { FormSection } from "#app/components/review-form/form-section.tsx";
 import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
@@ -110,7 +111,6 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
       <h1>Add a manager</h1>
       <FormMessage error={actionData?.formError} />
 
-      <h2>Their company</h2>
       <Form method="get" className="finder" role="search" aria-label="Find the company">
         <label htmlFor="company_q">Find the company by name</label>
         <div className="finder-row">
@@ -132,48 +132,49 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
       <GuidedForm draftKey={null} actionData={actionData} noValidate>
         {(state) => (
           <>
-            <fieldset id="company_id-field" className={errors?.company_id ? "stack invalid" : "stack"}>
-              <legend>Choose the company</legend>
-              {errors?.company_id ? <p className="field-error">{errors.company_id}</p> : null}
-              {loaderData.found.map((company) => (
-                <label key={company.id} className="checkbox">
+            <FormSection id="section-company" title="Their company">
+              <fieldset id="company_id-field" className={errors?.company_id ? "stack invalid" : "stack"}>
+                <legend>Choose the company</legend>
+                {errors?.company_id ? <p className="field-error">{errors.company_id}</p> : null}
+                {loaderData.found.map((company) => (
+                  <label key={company.id} className="checkbox">
+                    <input
+                      type="radio"
+                      name="company_id"
+                      value={company.id}
+                      required
+                      checked={choice === String(company.id)}
+                      onChange={() => setChoice(String(company.id))}
+                    />
+                    {company.name} ({company.city}, {company.countryName})
+                  </label>
+                ))}
+                <label className="checkbox">
                   <input
                     type="radio"
                     name="company_id"
-                    value={company.id}
+                    value="new"
                     required
-                    checked={choice === String(company.id)}
-                    onChange={() => setChoice(String(company.id))}
+                    checked={choice === "new"}
+                    onChange={() => setChoice("new")}
                   />
-                  {company.name} ({company.city}, {company.countryName})
+                  The company is not listed: add it
                 </label>
-              ))}
-              <label className="checkbox">
-                <input
-                  type="radio"
-                  name="company_id"
-                  value="new"
-                  required
-                  checked={choice === "new"}
-                  onChange={() => setChoice("new")}
+              </fieldset>
+              {/* Without JavaScript nothing could enable it again: the server ignores these fields unless "new" is chosen. */}
+              <fieldset className="stack" disabled={hydrated && choice !== "new"}>
+                <legend>The new company</legend>
+                <CompanyFields
+                  countries={loaderData.countries}
+                  values={actionData?.values}
+                  errors={errors}
+                  prefix={companyPrefix}
                 />
-                The company is not listed: add it
-              </label>
-            </fieldset>
-            {/* Without JavaScript nothing could enable it again: the server ignores these fields unless "new" is chosen. */}
-            <fieldset className="stack" disabled={hydrated && choice !== "new"}>
-              <legend>The new company</legend>
-              <CompanyFields
-                countries={loaderData.countries}
-                values={actionData?.values}
-                errors={errors}
-                prefix={companyPrefix}
-              />
-            </fieldset>
-            <fieldset className="stack">
-              <legend>The manager</legend>
+              </fieldset>
+            </FormSection>
+            <FormSection id="section-manager" title="The manager">
               <ManagerFields values={actionData?.values} errors={errors} withDepartment />
-            </fieldset>
+            </FormSection>
             <ManagerReviewFields state={state} />
           </>
         )}

@@ -2,6 +2,7 @@ import { CompanyNotFound } from "#app/components/not-found-states.tsx";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-add.ts";
 import { FormMessage } from "#app/components/form.tsx";
+import { FormSection } from "#app/components/review-form/form-section.tsx";
 import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
@@ -31,7 +32,16 @@ export async function loader({ context, request, url }: Route.LoaderArgs) {
   requireAccount(context, url);
   const company = await companyOfQuery(request);
   if (!company) return data({ company: null }, { status: 404 });
-  return { company: { id: company.id, name: company.name } };
+  return {
+    company: {
+      id: company.id,
+      name: company.name,
+      country: company.country,
+      countryName: company.countryName,
+      city: company.city,
+      state: company.state,
+    },
+  };
 }
 
 export async function action({ context, request, url }: Route.ActionArgs) {
@@ -70,10 +80,14 @@ export default function ManagerAddPage({ loaderData, actionData }: Route.Compone
       <GuidedForm draftKey={`manager-add:${company.id}`} actionData={actionData}>
         {(state) => (
           <>
-            <fieldset className="stack">
-              <legend>The manager</legend>
-              <ManagerFields values={state.values} errors={actionData?.fieldErrors} withDepartment={false} />
-            </fieldset>
+            <FormSection id="section-manager" title="The manager">
+              <ManagerFields
+                values={state.values}
+                errors={actionData?.fieldErrors}
+                withDepartment={false}
+                company={company}
+              />
+            </FormSection>
             <ManagerReviewFields state={state} />
           </>
         )}

@@ -119,7 +119,7 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
 
   const searching = navigation.state === "loading" && navigation.location?.pathname === "/search";
   const noun = kind === "manager" ? "manager" : "company";
-  const addPath = kind === "manager" ? paths.addManagerAlone() : paths.addCompany();
+  const addPath = kind === "manager" ? paths.addManagerAlone() : paths.addCompany(country || undefined);
   const signedIn = useSignedIn();
 
   return (
@@ -264,7 +264,7 @@ function CompanyResults({ results, q, country }: { results: CompanyPage; q: stri
   if (results.items.length === 0) {
     return (
       <EmptyState title={messages.noCompanyFound}>
-        <AddPrompt to={paths.addCompany()} label="Add this company" signedOutAction="add it" />
+        <AddPrompt to={paths.addCompany(country)} label="Add this company" signedOutAction="add it" />
       </EmptyState>
     );
   }

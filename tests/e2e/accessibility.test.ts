@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { after, afterEach, describe, it } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
@@ -7,7 +9,7 @@ import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } fr
 import { shareCookies } from "./support/contribute.ts";
 import { everyPage, readDemoFacts } from "./support/demo-facts.ts";
 import { newEmail, Visitor } from "./support/http.ts";
-import { startServer } from "../support/server.ts";
+import { newSecret, root, startServer } from "../support/server.ts";
 
 // The markup does not depend on the engine, so one engine is enough here.
 const server = await startServer("sqlite");
@@ -20,6 +22,18 @@ const member: Visit = await openVisit(browser, server.baseURL);
 const account = new Visitor(server.baseURL);
 await account.signUp(newEmail("axe"), "a long and private passphrase");
 await shareCookies(account, member.context);
+// A moderator, granted the role from the command line as the operator does, with one report waiting in the queue.
+const moderator: Visit = await openVisit(browser, server.baseURL);
+const moderatorAccount = new Visitor(server.baseURL);
+const moderatorEmail = newEmail("axe-moderator");
+await moderatorAccount.signUp(moderatorEmail, "a long and private passphrase");
+await promisify(execFile)(process.execPath, ["scripts/admin.ts", "grant", "moderator", moderatorEmail], {
+  cwd: root,
+  env: { PATH: process.env.PATH, DATABASE_URL: server.databaseUrl, AUTH_SECRET: newSecret(), LOG_LEVEL: "warn" },
+});
+await shareCookies(moderatorAccount, moderator.context);
+const report = await account.post(paths.reportReview(facts.busyCompanyReview.id), { reason: "spam" });
+assert.equal(report.status, 200, "the report was not taken");
 /** The pages only a signed-in person sees, beside every public page. */
 const memberPages = [
   ...pages.map(({ path }) => path),
@@ -31,11 +45,14 @@ const memberPages = [
   paths.reviewManager(facts.managerWithoutReviews.id),
   paths.verifyWork(),
 ];
+/** What only a moderator sees: the desk with its report, and the home page's header as theirs. */
+const moderatorPages = [paths.home(), paths.moderationQueue()];
 const widths = [390, 1366];
 
 after(async () => {
   await closeVisit(visit);
   await closeVisit(member);
+  await closeVisit(moderator);
   await browser.close();
   assert.equal(await server.stop(), 0, `the server did not shut down cleanly on SIGTERM:\n${server.output()}`);
   assert.doesNotMatch(server.output(), /"level":(50|60)/, "the server logged errors");
@@ -43,7 +60,7 @@ after(async () => {
 
 afterEach(() => {
   assert.deepEqual(
-    [...visit.problems.splice(0), ...member.problems.splice(0)],
+    [...visit.problems.splice(0), ...member.problems.splice(0), ...moderator.problems.splice(0)],
     [],
     "the browser reported console errors, page errors or failed requests",
   );
@@ -62,6 +79,7 @@ describe("accessibility", () => {
   for (const [who, as, targets] of [
     ["signed out", visit, pages.map(({ path }) => path)],
     ["signed in", member, memberPages],
+    ["signed in as a moderator", moderator, moderatorPages],
   ] as const) {
     for (const width of widths) {
       it(`has no axe violations on any page at ${width} px, ${who}`, async (t) => {
@@ -78,6 +96,39 @@ describe("accessibility", () => {
         assert.deepEqual(found, []);
       });
     }
+  }
+
+  // The dark scheme follows the system: the same pages, with the system set to dark, keep AA contrast too.
+  for (const width of widths) {
+    it(`has no axe violations on any page in the dark scheme at ${width} px, signed out, signed in and as a moderator`, async (t) => {
+      const found: string[] = [];
+      for (const [as, targets] of [
+        [visit, pages.map(({ path }) => path)],
+        [member, memberPages],
+        [moderator, moderatorPages],
+      ] as const) {
+        await as.page.emulateMedia({ colorScheme: "dark" });
+        try {
+          for (const path of targets) {
+            const page = await open(path, width, as);
+            assert.equal(
+              await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor),
+              "rgb(15, 22, 30)",
+              `${path} is not dark`,
+            );
+            const { violations } = await new AxeBuilder({ page }).analyze();
+            for (const v of violations) {
+              const line = `${path}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`;
+              t.diagnostic(line);
+              found.push(line);
+            }
+          }
+        } finally {
+          await as.page.emulateMedia({ colorScheme: "light" });
+        }
+      }
+      assert.deepEqual(found, []);
+    });
   }
 
   for (const width of [360, 1280]) {

@@ -153,6 +153,20 @@ describe("public reads", () => {
     await assertPublicRead(tags);
   });
 
+  it("lists the industries and the cities known in a country, refusing a country it does not know", async () => {
+    const industries = await api.get("/api/v1/industries");
+    assertStatus(industries, 200);
+    const sections = industries.body as Array<{ code: string; title: string }>;
+    assert.equal(sections.length, 21);
+    assert.deepEqual(sections[9], { code: "J", title: "Information and communication" });
+    await assertPublicRead(industries);
+    const cities = await api.get(`/api/v1/countries/${demo.country}/cities`);
+    assertStatus(cities, 200);
+    assert.ok((cities.body as { items: unknown[] }).items.length > 0, "no city known in the demo data");
+    await assertPublicRead(cities);
+    assertStatus(await api.get("/api/v1/countries/XX/cities"), 400);
+  });
+
   it("searches companies and managers, refusing bad parameters by name", async () => {
     const companies = await api.get(
       `/api/v1/companies?country=${demo.country}&q=${encodeURIComponent(demo.company.name)}`,

@@ -195,7 +195,8 @@ export function describeBrowsing(engine: Engine): void {
         await typeTerm(page, unmatchedTerm);
         await page.getByText(messages.noCompanyFound, { exact: true }).waitFor();
         const signIn = page.getByRole("region", { name: "Results" }).getByRole("link", { name: messages.signIn });
-        assert.equal(await signIn.getAttribute("href"), paths.signIn(paths.addCompany()));
+        // The country searched in is carried to the form.
+        assert.equal(await signIn.getAttribute("href"), paths.signIn(paths.addCompany(facts.busyCompany.country)));
       });
 
       it("says No Manager Found, with a sign-in prompt, when no manager matches", async () => {

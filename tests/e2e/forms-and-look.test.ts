@@ -264,6 +264,128 @@ describe("the review forms", () => {
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).value), first);
   });
 
+  it("guides through numbered sections, each saying what it still needs, with the form's progress beside Submit", async () => {
+    const { page } = await newMember();
+    await open(page, paths.reviewCompany(facts.quietCompany.id));
+    const sections = page.locator("form.review-form section.form-section");
+    assert.deepEqual(await sections.locator("h2").allTextContents(), [
+      "Rate the company",
+      "A few questions",
+      "Tags and your words",
+    ]);
+    const statuses = () => sections.locator(".section-status").allTextContents();
+    const progress = page.locator("progress#form-progress");
+    const total = companyCriteria.length + Object.keys(companyYesNoQuestions).length + 2;
+    assert.deepEqual(await statuses(), [`${companyCriteria.length} to answer`, "3 to answer", "2 to answer"]);
+    assert.equal(await progress.getAttribute("max"), String(total));
+    assert.equal(await progress.getAttribute("value"), "0");
+
+    await fillCompanyReview(page, { tags: [], text: "" });
+    await page.waitForFunction(() => document.querySelector(".section-status")?.textContent === "Done");
+    assert.deepEqual(await statuses(), ["Done", "Done", "2 to answer"]);
+    assert.equal(await progress.getAttribute("value"), String(total - 2));
+  });
+
+  it("puts each rating on one line at a phone's width, the scale's words once above them", async () => {
+    const { page } = await newMember({ viewport: phone });
+    await open(page, paths.reviewManager(facts.managerWithoutReviews.id));
+    const rows = await page.locator(".rating-input").evaluateAll((fieldsets) =>
+      fieldsets.map((fieldset) => {
+        const legend = fieldset.querySelector("legend")!.getBoundingClientRect();
+        const options = fieldset.querySelector(".rating-options")!.getBoundingClientRect();
+        return { name: fieldset.querySelector("legend")!.textContent, legend, options };
+      }),
+    );
+    for (const { name, legend, options } of rows) {
+      assert.ok(options.left >= legend.right - 1, `${name}: the values sit under the question`);
+      assert.ok(options.top < legend.bottom && legend.top < options.bottom, `${name}: not on one line`);
+    }
+    assert.equal(
+      await page.locator(".scale-key").textContent(),
+      "1 Awful2 Ok3 Good4 Great5 Awesome",
+      "the scale's key",
+    );
+    // The words stay in each value's name for a screen reader.
+    await page.getByRole("radio", { name: "4 Great" }).first().waitFor({ state: "attached" });
+  });
+
+  it("folds the tags to a few lines, finds one by part of its name, and keeps the chosen ones in view", async () => {
+    const { page } = await newMember({ viewport: phone });
+    await open(page, paths.reviewCompany(facts.busyCompany.id));
+    const options = page.locator(".tag-options");
+    const folded = await options.evaluate((element) => element.getBoundingClientRect().height);
+    assert.ok(folded < 130, `the tags take ${folded} px folded`);
+    const search = page.getByLabel("Find a tag", { exact: true });
+    await search.fill("ment");
+    const shown = await page
+      .locator(".tag-option:not([hidden]) input")
+      .evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+    assert.ok(shown.length > 0 && shown.length < 10, `shown: ${shown.join(", ")}`);
+    for (const tag of shown) assert.match(tag, /ment/i);
+    await page.locator("#tags-found").getByText(`${shown.length} of `).waitFor();
+    const last = shown.at(-1)!;
+    await tagBox(page, last).check();
+    await search.fill("");
+    await page.reload();
+    await waitForHydration(page);
+    // Folded again after the reload (the draft brought the tag back): the chosen tag is in view, first.
+    await page.waitForFunction((tag) => {
+      const box = document.querySelector<HTMLInputElement>(`input[name="tags"][value="${tag}"]`);
+      return box?.checked === true;
+    }, last);
+    const inView = await tagBox(page, last).evaluate((box) => {
+      const list = box.closest(".tag-options")!.getBoundingClientRect();
+      const own = box.parentElement!.getBoundingClientRect();
+      return own.top >= list.top && own.bottom <= list.bottom;
+    });
+    assert.equal(inView, true, "the chosen tag is folded away");
+    // What was typed into the tag search is not part of the review: not in the draft.
+    const draft = await page.evaluate(
+      () => Object.entries(sessionStorage).find(([key]) => key.startsWith("candor-draft"))?.[1],
+    );
+    assert.ok(draft, "no draft");
+    const kept = Object.values(JSON.parse(draft) as Record<string, string | string[]>).flat();
+    assert.ok(kept.includes(last) && !kept.includes("ment"), draft);
+  });
+
+  it("offers industries from the fixed list, the country's known cities, and the country chosen on the search page", async () => {
+    const { page } = await newMember({ viewport: laptop });
+    const country = facts.busyCompany.country;
+    const known = (await (await fetch(new URL(paths.apiKnownCities(country), server.baseURL))).json()) as {
+      items: Array<{ city: string; state: string }>;
+    };
+    assert.ok(known.items.length > 0, "no known city in the demo data");
+
+    await open(page, paths.search({ country, q: "" }));
+    await page.getByRole("main").getByRole("link", { name: "Add company" }).click();
+    await waitForPath(page, paths.addCompany(country));
+    await waitForHydration(page);
+    assert.equal(await page.getByLabel("Country", { exact: true }).inputValue(), country);
+
+    const industry = page.getByLabel("Industry", { exact: true });
+    assert.equal(await industry.evaluate((element) => element.tagName), "SELECT");
+    const industries = await industry.evaluate((select) => select.querySelectorAll("option:not([disabled])").length);
+    assert.equal(industries, 21, "the ISIC sections");
+    await page.waitForFunction(
+      (city) =>
+        Array.from(document.querySelectorAll("#city-list option")).some((o) => (o as HTMLOptionElement).value === city),
+      known.items[0]!.city,
+    );
+    await page.getByLabel("City", { exact: true }).fill(known.items[0]!.city);
+    assert.equal(await page.getByLabel("State or region", { exact: true }).inputValue(), known.items[0]!.state);
+  });
+
+  it("starts a manager added at a company in the company's city and state", async () => {
+    const { page } = await newMember({ viewport: laptop });
+    await open(page, paths.company(facts.busyCompany.id));
+    const place = (await page.locator("main").textContent()) ?? "";
+    await open(page, paths.addManager(facts.busyCompany.id));
+    const city = await page.getByLabel("City", { exact: true }).inputValue();
+    const state = await page.getByLabel("State or region", { exact: true }).inputValue();
+    assert.ok(city && state, "no city or state to start with");
+    assert.ok(place.includes(city), `${city} is not the company's city`);
+  });
+
   it("gives the department field the look of every other text field", async () => {
     const { page } = await newMember();
     await open(page, paths.addManagerAlone());
@@ -464,6 +586,26 @@ describe("search", () => {
 });
 
 describe("one name per action", () => {
+  it("shows a signed-out visitor the same working Add company link as a member, saying it asks to sign in first", async () => {
+    const style = (page: Page) =>
+      page
+        .getByRole("main")
+        .getByRole("link", { name: "Add company", exact: true })
+        .evaluate((link) => {
+          const { opacity, color, backgroundColor, borderTopColor, cursor, filter } = getComputedStyle(link);
+          return { opacity, color, backgroundColor, borderTopColor, cursor, filter, disabled: link.ariaDisabled };
+        });
+    const page = await newPerson({ viewport: laptop });
+    await open(page, paths.search());
+    const { page: member } = await newMember({ viewport: laptop });
+    await open(member, paths.search());
+    assert.deepEqual(await style(page), await style(member));
+    const link = page.getByRole("main").getByRole("link", { name: "Add company", exact: true });
+    assert.match((await link.getAttribute("aria-describedby")) ?? "", /add-hint/);
+    assert.match((await page.locator("#add-hint").textContent()) ?? "", new RegExp(`^${messages.signIn} first`));
+    await link.click();
+    await waitForPath(page, paths.signIn(paths.addCompany()));
+  });
   it("says Sign In on the header, the sign-in form and the landing page, and Sign out once signed in", async () => {
     const page = await newPerson({ viewport: laptop });
     await open(page, paths.landing());

@@ -115,7 +115,8 @@ const safe = {
   name: (i: number) => `Refused payload ${i}`,
   state: "Otago",
   city: "Dunedin",
-  industry: "Software",
+  // A section of the fixed list (app/lib/industries.ts): no text of the visitor's reaches the page through it.
+  industry: "J",
   website: (i: number) => `xss-${process.pid}-${i}.example.com`,
   glassdoor_url: (i: number) => `reviews.example.com/xss-${process.pid}-${i}`,
   first_name: "Refused",
@@ -126,7 +127,7 @@ const safe = {
   review_text: (i: number) => `Refused payload ${i}, kind and fair team.`,
 };
 
-const companyTextFields = ["name", "state", "city", "industry", "website", "glassdoor_url"] as const;
+const companyTextFields = ["name", "state", "city", "website", "glassdoor_url"] as const;
 const managerTextFields = ["first_name", "last_name", "title", "city", "state", "department", "linkedin_url"] as const;
 const urlFields = new Set(["website", "glassdoor_url", "linkedin_url"]);
 
@@ -421,7 +422,11 @@ describe("XSS corpus", () => {
         payload,
         index,
         (values) => ({
-          company: { country, ...Object.fromEntries(companyTextFields.map((field) => [field, values[field]])) },
+          company: {
+            country,
+            industry: safe.industry,
+            ...Object.fromEntries(companyTextFields.map((field) => [field, values[field]])),
+          },
           review: reviewOf(companyCriteria, companyYesNo, "Hybrid", values.review_text!),
         }),
       );
@@ -464,11 +469,7 @@ describe("XSS corpus", () => {
     const statuses = new Map<number, number>();
     for (const [index, payload] of sample.entries()) {
       const i = 10_000 + index;
-      const added = await postCompanyForm(
-        i,
-        { name: payload, state: payload, city: payload, industry: payload },
-        payload,
-      );
+      const added = await postCompanyForm(i, { name: payload, state: payload, city: payload }, payload);
       statuses.set(added.status, (statuses.get(added.status) ?? 0) + 1);
       assert.ok(added.status < 500, `${added.status} for ${payload}`);
       const id = Number(added.headers.get("location")?.match(/^\/company\/(\d+)$/)?.[1]);

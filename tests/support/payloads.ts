@@ -21,7 +21,7 @@ export function companyForm(fields: Fields = {}): Fields {
     city: "Munich",
     website: "acme.com",
     glassdoor_url: "reviews.example.com/acme",
-    industry: "Software",
+    industry: "J",
     ...fields,
   };
 }
@@ -104,7 +104,7 @@ export function managerReviewJson(
 
 /** A new company in Portland, Oregon; the name and addresses make it new. */
 export function companyJson(fields: Fields & { name: string; website: string; glassdoor_url: string }): Fields {
-  return { country: "US", state: "Oregon", city: "Portland", industry: "Software", ...fields };
+  return { country: "US", state: "Oregon", city: "Portland", industry: "Information and communication", ...fields };
 }
 
 /** A new manager in Portland, Oregon, with direct reports. */

@@ -10,7 +10,11 @@ function ErrorText({ id, error }: { id: string; error?: string | undefined }) {
   ) : null;
 }
 
-/** One criterion on the 1–5 scale, each value named (Awful, Ok, Good, Great, Awesome). */
+/**
+ * One criterion on the 1–5 scale, each value named (Awful, Ok, Good, Great, Awesome): one Tab stop, the arrow keys
+ * move between values. On a phone the question and its five values share one line; the words then show once, in
+ * the scale's key above the questions, and stay in each value's accessible name.
+ */
 export function RatingInput({
   name,
   label,
@@ -29,10 +33,18 @@ export function RatingInput({
         {scaleLabels.map((scaleLabel, index) => {
           const value = String(index + 1);
           return (
-            <label key={value} className="rating-option">
-              <input type="radio" name={name} value={value} defaultChecked={defaultValue === value} required />
+            <label key={value} className={`rating-option v${value}`}>
+              <input
+                type="radio"
+                name={name}
+                value={value}
+                defaultChecked={defaultValue === value}
+                required
+                // On a phone only the number shows; the name says the word too ("4 Great").
+                aria-label={`${value} ${scaleLabel}`}
+              />
               <span>
-                <strong>{value}</strong> {scaleLabel}
+                <strong>{value}</strong> <small className="scale-word">{scaleLabel}</small>
               </span>
             </label>
           );

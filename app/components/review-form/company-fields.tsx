@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
+import { industrySectionOf, industrySections } from "#app/lib/industries.ts";
 import { fieldLengths } from "#app/lib/limits.ts";
 import { paths } from "#app/lib/paths.ts";
 
@@ -65,6 +66,43 @@ function SimilarCompanies({
   );
 }
 
+type KnownCities = { items: Array<{ city: string; state: string }> };
+
+/**
+ * The cities already known in `country`, as a datalist for the city field (`listId`), fetched once a country is
+ * chosen (`fillStateOfCity` then fills an empty state field). Nothing without JavaScript.
+ */
+export function KnownCities({ country, listId }: { country: string; listId: string }) {
+  const fetcher = useFetcher<KnownCities>();
+  const { load } = fetcher;
+  useEffect(() => {
+    if (/^[A-Z]{2}$/.test(country)) void load(paths.apiKnownCities(country));
+  }, [country, load]);
+  const items = fetcher.data?.items ?? [];
+  return (
+    <datalist id={listId}>
+      {items.map(({ city, state }) => (
+        <option key={`${city}|${state}`} value={city} data-state={state}>
+          {state}
+        </option>
+      ))}
+    </datalist>
+  );
+}
+
+/** After a city is chosen from the suggestions, its state goes into the state field if that is still empty. */
+export function fillStateOfCity(city: string, listId: string, stateId: string) {
+  const state = document.getElementById(stateId);
+  if (!(state instanceof HTMLInputElement) || state.value.trim() !== "") return;
+  const known = Array.from(document.querySelectorAll<HTMLOptionElement>(`#${listId} option`)).find(
+    (option) => option.value === city,
+  );
+  if (!known?.dataset.state) return;
+  state.value = known.dataset.state;
+  // Counted as typed: the form's completeness and its draft follow.
+  state.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
 export function TextField({
   name,
   label,
@@ -73,6 +111,7 @@ export function TextField({
   type = "text",
   hint,
   maxLength,
+  list,
   onChange,
 }: {
   name: string;
@@ -83,6 +122,8 @@ export function TextField({
   error?: string | undefined;
   type?: string;
   hint?: string;
+  /** The id of a datalist of suggestions. */
+  list?: string | undefined;
   onChange?: (value: string) => void;
 }) {
   const described = [hint ? `${name}-hint` : null, error ? `${name}-error` : null].filter(Boolean).join(" ");
@@ -100,6 +141,8 @@ export function TextField({
         type={type}
         required
         maxLength={maxLength}
+        list={list}
+        autoComplete={list ? "off" : undefined}
         defaultValue={value}
         aria-invalid={error ? true : undefined}
         aria-describedby={described || undefined}
@@ -120,9 +163,12 @@ export function CompanyFields({
   values,
   errors,
   prefix = "",
+  defaultCountry,
   onChooseExisting,
 }: {
   countries: readonly CountryOption[];
+  /** The country to start with, when the visitor came from a search in that country. */
+  defaultCountry?: string | undefined;
   values?: Record<string, unknown> | undefined;
   errors?: Record<string, string> | undefined;
   prefix?: string;
@@ -134,6 +180,8 @@ export function CompanyFields({
   };
   const error = (key: string) => errors?.[`${prefix}${key}`];
   const [typed, setTyped] = useState(value("name") ?? "");
+  const [country, setCountry] = useState(value("country") ?? defaultCountry ?? "");
+  const cityList = `${prefix}city-list`;
   return (
     <>
       <TextField
@@ -151,33 +199,37 @@ export function CompanyFields({
           id={`${prefix}country`}
           name={`${prefix}country`}
           required
-          defaultValue={value("country") ?? ""}
+          defaultValue={country}
           aria-invalid={error("country") ? true : undefined}
+          onChange={(event) => setCountry(event.currentTarget.value)}
         >
           <option value="" disabled>
             Country
           </option>
-          {countries.map((country) => (
-            <option key={country.code} value={country.code}>
-              {country.name}
+          {countries.map((option) => (
+            <option key={option.code} value={option.code}>
+              {option.name}
             </option>
           ))}
         </select>
         {error("country") ? <p className="field-error">{error("country")}</p> : null}
       </div>
       <TextField
-        name={`${prefix}state`}
-        label="State or region"
-        value={value("state")}
-        error={error("state")}
-        maxLength={fieldLengths.state}
-      />
-      <TextField
         name={`${prefix}city`}
         label="City"
         value={value("city")}
         error={error("city")}
         maxLength={fieldLengths.city}
+        list={cityList}
+        onChange={(city) => fillStateOfCity(city, cityList, `${prefix}state`)}
+      />
+      <KnownCities country={country} listId={cityList} />
+      <TextField
+        name={`${prefix}state`}
+        label="State or region"
+        value={value("state")}
+        error={error("state")}
+        maxLength={fieldLengths.state}
       />
       <TextField
         name={`${prefix}website`}
@@ -190,18 +242,39 @@ export function CompanyFields({
       <TextField
         name={`${prefix}glassdoor_url`}
         label="Page on a review site"
-        hint="Where else people review this company, for example its Glassdoor page"
+        hint="Required: the company's page on another review site, such as Glassdoor, so readers can compare. Search the site for the company and paste the page's address."
         value={value("glassdoor_url")}
         error={error("glassdoor_url")}
         maxLength={fieldLengths.glassdoor_url}
       />
-      <TextField
-        name={`${prefix}industry`}
-        label="Industry"
-        value={value("industry")}
-        error={error("industry")}
-        maxLength={fieldLengths.industry}
-      />
+      <div className={error("industry") ? "field invalid" : "field"}>
+        <label htmlFor={`${prefix}industry`}>Industry</label>
+        <p id={`${prefix}industry-hint`} className="hint">
+          The company&apos;s main activity, as the United Nations classifies industries (ISIC).
+        </p>
+        <select
+          id={`${prefix}industry`}
+          name={`${prefix}industry`}
+          required
+          defaultValue={industrySectionOf(value("industry") ?? "")?.code ?? ""}
+          aria-invalid={error("industry") ? true : undefined}
+          aria-describedby={`${prefix}industry-hint${error("industry") ? ` ${prefix}industry-error` : ""}`}
+        >
+          <option value="" disabled>
+            Choose an industry
+          </option>
+          {industrySections.map((section) => (
+            <option key={section.code} value={section.code}>
+              {section.title}
+            </option>
+          ))}
+        </select>
+        {error("industry") ? (
+          <p id={`${prefix}industry-error`} className="field-error">
+            {error("industry")}
+          </p>
+        ) : null}
+      </div>
     </>
   );
 }

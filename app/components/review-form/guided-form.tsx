@@ -1,5 +1,6 @@
 import { useRef } from "react";
 import { Form, useNavigation } from "react-router";
+import { ProgressContext } from "./form-section.tsx";
 import type { FormState } from "./review-fields.tsx";
 import { SubmitNotice } from "./submit-notice.tsx";
 import { SubmitRow } from "./submit-row.tsx";
@@ -8,7 +9,7 @@ import { useFormComplete } from "./use-form-complete.ts";
 
 /**
  * A contribution form that guides: its draft kept in the tab (`draftKey`, null for none), Submit disabled until the
- * form is complete with what is still missing beside it, and the note on what happens to submitted data. `children`
+ * form is complete with what is still missing and how far along it is beside it, and the note on what happens to submitted data. `children`
  * gets the values to show: the server's after a refusal, else the draft's.
  */
 export function GuidedForm({
@@ -24,7 +25,7 @@ export function GuidedForm({
 }) {
   const formRef = useRef<HTMLFormElement>(null);
   const draft = useDraft(draftKey, formRef);
-  const { canSubmit, missing, update } = useFormComplete(formRef, draft.restored);
+  const { canSubmit, progress, update } = useFormComplete(formRef, draft.restored);
   const navigation = useNavigation();
   const changed = () => {
     update();
@@ -42,9 +43,9 @@ export function GuidedForm({
       className="stack review-form"
       noValidate={noValidate}
     >
-      {children(state)}
+      <ProgressContext value={progress}>{children(state)}</ProgressContext>
       <SubmitNotice />
-      <SubmitRow canSubmit={canSubmit} missing={missing} busy={navigation.state === "submitting"} />
+      <SubmitRow canSubmit={canSubmit} progress={progress} busy={navigation.state === "submitting"} />
     </Form>
   );
 }

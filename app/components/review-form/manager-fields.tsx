@@ -1,21 +1,28 @@
 import { YesNoCards } from "./choice-fields.tsx";
-import { TextField } from "./company-fields.tsx";
+import { fillStateOfCity, KnownCities, TextField } from "./company-fields.tsx";
 import { fieldLengths } from "#app/lib/limits.ts";
 
-/** The manager fields; the department only when adding a manager on their own. */
+/**
+ * The manager fields; the department only when adding a manager on their own. Added at a known `company`, the
+ * manager is in its country (said, not asked) and starts in its city and state, with the country's known cities
+ * suggested.
+ */
 export function ManagerFields({
   values,
   errors,
   withDepartment,
+  company,
 }: {
   values?: Record<string, unknown> | undefined;
   errors?: Record<string, string> | undefined;
   withDepartment: boolean;
+  company?: { country: string; countryName: string; city: string; state: string } | undefined;
 }) {
   const value = (key: string) => {
     const entry = values?.[key];
     return typeof entry === "string" ? entry : undefined;
   };
+  const place = (key: "city" | "state") => (values ? value(key) : company?.[key]);
   return (
     <>
       <TextField
@@ -52,11 +59,23 @@ export function ManagerFields({
           {errors?.department ? <p className="field-error">{errors.department}</p> : null}
         </div>
       ) : null}
-      <TextField name="city" label="City" value={value("city")} error={errors?.city} maxLength={fieldLengths.city} />
+      <TextField
+        name="city"
+        label="City"
+        hint={
+          company ? `In ${company.countryName}, like the company. Change the city if they work elsewhere.` : undefined
+        }
+        value={place("city")}
+        error={errors?.city}
+        maxLength={fieldLengths.city}
+        list={company ? "city-list" : undefined}
+        onChange={company ? (city) => fillStateOfCity(city, "city-list", "state") : undefined}
+      />
+      {company ? <KnownCities country={company.country} listId="city-list" /> : null}
       <TextField
         name="state"
         label="State or region"
-        value={value("state")}
+        value={place("state")}
         error={errors?.state}
         maxLength={fieldLengths.state}
       />

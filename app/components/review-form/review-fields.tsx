@@ -4,9 +4,11 @@ import {
   criterionLabels,
   managerCriteria,
   managerYesNoQuestions,
+  scaleLabels,
 } from "#app/lib/ratings.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { RatingInput, YesNoCards } from "./choice-fields.tsx";
+import { FormSection } from "./form-section.tsx";
 import { ReviewText } from "./review-text.tsx";
 import { TagPicker } from "./tag-picker.tsx";
 
@@ -36,7 +38,7 @@ type ReviewFieldsProps<C extends keyof typeof criterionLabels, Q extends string>
   children?: React.ReactNode;
 };
 
-/** The review part of a form: ratings on the 1–5 scale, yes/no questions, tags and text. */
+/** The review part of a form in three steps: ratings on the 1–5 scale, yes/no questions, then tags and text. */
 function ReviewFields<C extends keyof typeof criterionLabels, Q extends string>({
   state,
   legend,
@@ -48,8 +50,14 @@ function ReviewFields<C extends keyof typeof criterionLabels, Q extends string>(
   const { values, fieldErrors: errors } = state;
   return (
     <>
-      <fieldset className="criteria-group">
-        <legend>{legend}</legend>
+      <FormSection id="section-ratings" title={legend}>
+        <p className="scale-key">
+          {scaleLabels.map((word, index) => (
+            <span key={word} className={`scale-key-item v${index + 1}`}>
+              <strong>{index + 1}</strong> {word}
+            </span>
+          ))}
+        </p>
         <div className="criteria-grid">
           {criteria.map((criterion) => (
             <RatingInput
@@ -61,21 +69,25 @@ function ReviewFields<C extends keyof typeof criterionLabels, Q extends string>(
             />
           ))}
         </div>
-      </fieldset>
-      <div className="yes-no-grid">
-        {(Object.entries(questions) as Array<[Q, string]>).map(([name, question]) => (
-          <YesNoCards
-            key={name}
-            name={name}
-            question={question}
-            defaultValue={text(values, name)}
-            error={errors?.[name]}
-          />
-        ))}
-      </div>
-      <TagPicker tags={tags} defaultValue={chosenTags(values)} error={errors?.tags} />
-      <ReviewText label="Your review" defaultValue={text(values, "review_text")} error={errors?.review_text} />
-      {children}
+      </FormSection>
+      <FormSection id="section-questions" title="A few questions">
+        <div className="yes-no-grid">
+          {(Object.entries(questions) as Array<[Q, string]>).map(([name, question]) => (
+            <YesNoCards
+              key={name}
+              name={name}
+              question={question}
+              defaultValue={text(values, name)}
+              error={errors?.[name]}
+            />
+          ))}
+        </div>
+        {children}
+      </FormSection>
+      <FormSection id="section-words" title="Tags and your words">
+        <TagPicker tags={tags} defaultValue={chosenTags(values)} error={errors?.tags} />
+        <ReviewText label="Your review" defaultValue={text(values, "review_text")} error={errors?.review_text} />
+      </FormSection>
     </>
   );
 }

@@ -1,23 +1,33 @@
-import type { MissingField } from "./use-form-complete.ts";
+import type { Progress } from "./use-form-complete.ts";
 
 /**
- * The form's Submit, kept in view at the bottom of the screen, with what is still missing beside it while it is
- * disabled: each item links to its question, so nobody scrolls back to look for it.
+ * The form's Submit, kept in view at the bottom of the screen, with how far along the form is and, while Submit is
+ * disabled, what is still missing: each item links to its question, so nobody scrolls back to look for it.
  */
 export function SubmitRow({
   canSubmit,
-  missing,
+  progress,
   busy,
 }: {
   canSubmit: boolean;
-  missing: readonly MissingField[];
+  progress: Progress | null;
   busy: boolean;
 }) {
+  const missing = progress?.missing ?? [];
+  const answered = progress ? progress.total - missing.length : 0;
   return (
     <div className="submit-row">
       <button type="submit" className="button" disabled={!canSubmit || busy} aria-describedby="still-missing">
         Submit
       </button>
+      {progress ? (
+        <div className="form-progress">
+          <progress id="form-progress" max={progress.total} value={answered} aria-label="Questions answered" />
+          <span aria-hidden="true">
+            {answered} of {progress.total}
+          </span>
+        </div>
+      ) : null}
       <div id="still-missing" className="still-missing" aria-live="polite">
         {missing.length > 0 ? (
           <>

@@ -7,8 +7,9 @@ const backward = new Set(["ArrowLeft", "ArrowUp"]);
 
 /**
  * Up to 5 tags from a fixed list; choosing a tag again deselects it. With JavaScript the group is one Tab stop, and
- * the arrow keys (Home, End) move between its tags, Space choosing, as in a radio group; without it, every tag is a
- * Tab stop of its own.
+ * the arrow keys (Home, End) move between its tags, Space choosing, as in a radio group; a search box above narrows
+ * the list, and the list starts folded to a few lines (the chosen tags always in view). Without it, every tag is
+ * shown and is a Tab stop of its own.
  */
 export function TagPicker({
   tags,
@@ -21,9 +22,17 @@ export function TagPicker({
 }) {
   const [chosen, setChosen] = useState<string[]>(defaultValue);
   const [current, setCurrent] = useState(0);
+  const [filter, setFilter] = useState("");
+  const [open, setOpen] = useState(false);
   const hydrated = useHydrated();
   const full = chosen.length >= maxTagsPerReview;
-  const enabled = (index: number) => !full || chosen.includes(tags[index] ?? "");
+  const wanted = filter.trim().toLowerCase();
+  const shown = (index: number) => {
+    const tag = tags[index] ?? "";
+    return !hydrated || !wanted || tag.toLowerCase().includes(wanted) || chosen.includes(tag);
+  };
+  const enabled = (index: number) => shown(index) && (!full || chosen.includes(tags[index] ?? ""));
+  const matches = tags.filter((_, index) => shown(index)).length;
   // The Tab stop: the tag last moved to, or the first that can be chosen when that one is full.
   const stop = enabled(current) ? current : tags.findIndex((_, index) => enabled(index));
 
@@ -41,8 +50,11 @@ export function TagPicker({
       next += direction;
     }
     setCurrent(next);
+    setOpen(true);
     event.currentTarget.querySelectorAll<HTMLInputElement>('input[name="tags"]')[next]?.focus();
   }
+
+  const folded = hydrated && !open && !wanted;
 
   return (
     <fieldset id="tags-field" className={error ? "tag-picker invalid" : "tag-picker"} aria-describedby="tags-status">
@@ -52,11 +64,36 @@ export function TagPicker({
         {hydrated ? " Arrow keys move between tags." : null}
       </p>
       {error ? <p className="field-error">{error}</p> : null}
-      <div className="tag-options" onKeyDown={hydrated ? move : undefined}>
+      {hydrated ? (
+        <div className="tag-search">
+          <label htmlFor="tag-search" className="visually-hidden">
+            Find a tag
+          </label>
+          <input
+            id="tag-search"
+            type="search"
+            placeholder="Find a tag"
+            autoComplete="off"
+            value={filter}
+            onChange={(event) => setFilter(event.currentTarget.value)}
+            aria-describedby="tags-found"
+            // The search box is not part of the review: its text is never sent, nor kept in the draft.
+            form="no-form"
+          />
+          <span id="tags-found" className="hint" aria-live="polite">
+            {wanted ? `${matches} of ${tags.length} tags` : null}
+          </span>
+        </div>
+      ) : null}
+      <div
+        className={folded ? "tag-options folded" : "tag-options"}
+        onKeyDown={hydrated ? move : undefined}
+        onFocus={() => setOpen(true)}
+      >
         {tags.map((tag, index) => {
           const checked = chosen.includes(tag);
           return (
-            <label key={tag} className="tag-option">
+            <label key={tag} className="tag-option" hidden={!shown(index)}>
               <input
                 type="checkbox"
                 name="tags"
@@ -74,6 +111,12 @@ export function TagPicker({
           );
         })}
       </div>
+      {folded ? (
+        // For a pointer; by keyboard, moving into the tags unfolds them.
+        <button type="button" className="link-button" tabIndex={-1} onClick={() => setOpen(true)}>
+          Show all {tags.length} tags
+        </button>
+      ) : null}
     </fieldset>
   );
 }

@@ -2,6 +2,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import type { companyKeys } from "#app/domain/contribution-input.server.ts";
 import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { fieldLengths, maxTagsPerReview, reviewTextLength } from "#app/lib/limits.ts";
+import { industrySections } from "#app/lib/industries.ts";
 import { companyTags } from "#app/lib/tags.ts";
 import { sameOrigin, type Visitor } from "./http.ts";
 
@@ -53,7 +54,7 @@ export function largestLegitimateForm(): URLSearchParams {
     city: longest(fieldLengths.city),
     website: `https://example.com/${"a".repeat(fieldLengths.website - 20)}`,
     glassdoor_url: `https://example.com/${"a".repeat(fieldLengths.glassdoor_url - 20)}`,
-    industry: longest(fieldLengths.industry),
+    industry: [...industrySections].sort((a, b) => b.title.length - a.title.length)[0]!.title,
   };
   const form = new URLSearchParams(texts);
   for (const key of companyCriteria) form.append(key, "5");
@@ -78,7 +79,7 @@ export function companyDraft(label = "Company"): CompanyDraft {
     city: "Portland",
     website: `${slug}.example.com`,
     glassdoor_url: `reviews.example.com/${slug}`,
-    industry: "Software",
+    industry: "J",
   };
 }
 
@@ -149,7 +150,7 @@ export async function cookieHeaderOf(context: BrowserContext): Promise<string> {
 export async function fillCompanyFields(page: Page, company: CompanyDraft, prefix = ""): Promise<void> {
   for (const [key, value] of Object.entries(company)) {
     const input = page.locator(`[name="${prefix}${key}"]`);
-    if (key === "country") await input.selectOption(value);
+    if (key === "country" || key === "industry") await input.selectOption(value);
     else await input.fill(value);
   }
 }
@@ -175,8 +176,18 @@ export function tagBox(page: Page, tag: string) {
   return page.locator(`input[name="tags"][value="${tag}"]`);
 }
 
+/**
+ * Chooses tags as a person does: with JavaScript the list is folded, so each tag is looked up in the tag search box
+ * first; without it every tag is in view.
+ */
 export async function chooseTags(page: Page, tags: readonly string[]): Promise<void> {
-  for (const tag of tags) await tagBox(page, tag).check();
+  const search = page.locator("#tag-search");
+  const searchable = (await search.count()) > 0;
+  for (const tag of tags) {
+    if (searchable) await search.fill(tag);
+    await tagBox(page, tag).check();
+  }
+  if (searchable) await search.fill("");
 }
 
 /** Fills every part of a company review (criteria, questions, tags, text and the layoffs date when given). */

@@ -5,6 +5,8 @@ import { paths } from "#app/lib/paths.ts";
 export type DemoFacts = {
   /** A company with more than one page of reviews (more than 10). */
   busyCompany: { id: number; name: string; country: string; website: string; reviewCount: number };
+  /** One of the busy company's reviews, for the pages about a single review (reporting it). */
+  busyCompanyReview: { id: string };
   quietCompany: { id: number; name: string };
   companyWithoutManagers: { id: number; name: string };
   /** A reviewed manager, with the company they work at. */
@@ -64,9 +66,16 @@ export async function readDemoFacts(databaseUrl: string): Promise<DemoFacts> {
       .executeTakeFirst();
 
     const { id, name, country, website, review_count } = found(busy, "company with 11 to 20 reviews");
+    const review = await db
+      .selectFrom("company_reviews")
+      .select("id")
+      .where("company_id", "=", id)
+      .orderBy("id")
+      .executeTakeFirst();
     const reviewed = found(manager, "reviewed manager");
     return {
       busyCompany: { id, name, country, website, reviewCount: review_count },
+      busyCompanyReview: { id: String(found(review, "review of the busy company").id) },
       quietCompany: found(quiet, "company without reviews"),
       companyWithoutManagers: found(lonely, "company without managers"),
       manager: {
@@ -109,6 +118,10 @@ export function everyPage(facts: DemoFacts): Array<{ path: string; status: numbe
     { path: paths.landing(), status: 200 },
     { path: paths.guidelines(), status: 200 },
     { path: paths.privacy(), status: 200 },
+    { path: paths.reportReview(facts.busyCompanyReview.id), status: 200 },
+    { path: paths.moderationLog(), status: 200 },
+    { path: paths.transparency(), status: 200 },
+    { path: paths.reviewKey(), status: 200 },
     { path: "/no-such-page", status: 404 },
   ];
 }
