@@ -57,8 +57,8 @@ const committedColumns: Record<string, string[]> = {
     "recommend_yes",
     "latest_has_oncall",
     "name_skeleton",
-    "industry_section",
     "sum_total_squares",
+    "industry_section",
   ],
   company_reviews: [
     "id",
