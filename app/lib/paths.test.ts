@@ -127,4 +127,9 @@ describe("returnTarget", () => {
       expect(returnTarget(page, "?redirectTo=/company/7")).toBeUndefined();
     }
   });
+
+  it("leaves signing in from the bare home page leading to the search page", () => {
+    expect(returnTarget("/", "")).toBeUndefined();
+    expect(returnTarget("/", "?country=US&q=acme")).toBe("/?country=US&q=acme");
+  });
 });

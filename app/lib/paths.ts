@@ -38,10 +38,12 @@ const accountFlowPages = new Set([
 
 /**
  * Where the header's "Sign In" brings a reader back to: the page they are on (path and query), unless it is a page of
- * the sign-in flow; the sign-in form still passes it through `safeRedirectTarget`.
+ * the sign-in flow or the bare home page, from which signing in leads to the search page as it always has; the
+ * sign-in form still passes it through `safeRedirectTarget`.
  */
 export function returnTarget(pathname: string, search: string): string | undefined {
-  return accountFlowPages.has(pathname) ? undefined : `${pathname}${search}`;
+  if (accountFlowPages.has(pathname) || (pathname === "/" && search === "")) return undefined;
+  return `${pathname}${search}`;
 }
 
 export type SearchKind = "company" | "manager";
