@@ -221,14 +221,15 @@ export function RatingsInDetail<K extends keyof typeof criterionLabels>({
 }
 
 /**
- * "Write a review", for every reader: signed out, the form's guard asks to sign in first and brings them back to
- * the form (decision 0022). The same link for everyone, so a page kept for visitors without cookies shows it too.
+ * "Add review" for a signed-in reader, as the product has always called it; "Write a review" for everyone else:
+ * signed out, the form's guard asks to sign in first and brings them back to the form (decision 0022). Pages kept
+ * for visitors without cookies are the signed-out ones, so they show the second.
  */
-export function WriteReview({ to }: { to: string }) {
+export function WriteReview({ to, signedIn }: { to: string; signedIn: boolean }) {
   return (
     <p>
       <Link to={to} className="button">
-        {messages.writeReview}
+        {signedIn ? messages.addReview : messages.writeReview}
       </Link>
     </p>
   );
@@ -261,7 +262,7 @@ export function SubjectReviews<R extends { id: string }>({
   return (
     <section aria-labelledby="reviews-heading" className="reviews">
       <h2 id="reviews-heading">{summaryMessages.reviews}</h2>
-      <WriteReview to={writeHref} />
+      <WriteReview to={writeHref} signedIn={signedIn} />
       {filters?.form}
       <ReviewList
         reviews={reviews}
@@ -279,7 +280,7 @@ export function SubjectReviews<R extends { id: string }>({
         }
         olderHref={olderHref}
       />
-      {writeBelow && reviews.items.length > 0 ? <WriteReview to={writeHref} /> : null}
+      {writeBelow && reviews.items.length > 0 ? <WriteReview to={writeHref} signedIn={signedIn} /> : null}
     </section>
   );
 }
