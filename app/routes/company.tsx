@@ -57,7 +57,6 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
         </p>
       </header>
       <UnusualActivityNotice show={company.unusualActivity} />
-      <UnusualActivityNotice show={company.unusualActivity} />
 
       <SummaryPanel
         summary={company}

@@ -114,7 +114,7 @@ for (const channel of ["postgres", "redis"] as const) {
     async function visit(node: Node, path: string) {
       const response = await fetch(new URL(path, node.baseURL), { headers: { "X-Forwarded-For": newClientIp() } });
       const html = await response.text();
-      return { cache: response.headers.get("x-cache"), count: Number(/(\d+) reviews?/.exec(html)?.[1]) };
+      return { cache: response.headers.get("x-cache"), count: Number(/(\d+) reviews?/.exec(html)?.[1] ?? 0) };
     }
 
     /** Keeps the page in `node`'s cache (its change channel connects in the background), and returns its count. */
