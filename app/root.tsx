@@ -33,7 +33,7 @@ export const middleware: Route.MiddlewareFunction[] = [
     const toast = readToast(request);
     context.set(toastContext, toast);
     const response = await next();
-    if (toast) response.headers.append("Set-Cookie", clearToastCookie);
+    if (toast) response.headers.append("Set-Cookie", clearToastCookie());
     if (readPublicationNote(request)) response.headers.append("Set-Cookie", clearPublicationNoteCookie);
     if (readBadgeNote(request)) response.headers.append("Set-Cookie", clearBadgeNoteCookie);
     if (readReviewKey(request)) response.headers.append("Set-Cookie", clearReviewKeyCookie);
@@ -54,6 +54,8 @@ export function loader({ context, request }: Route.LoaderArgs) {
         ? verificationMessages.badgeComing(badge.domain)
         : verificationMessages.badgeWithheld(badge.domain, verificationSettings().minPeople)
       : null,
+    /** Whether the token sent with the review came back unspent (below the threshold): the browser keeps it. */
+    badgeShown: badge ? badge.shown : null,
     /** The author's own one-time key, after their submission only: never cached (the request has cookies). */
     reviewKey: readReviewKey(request),
   };

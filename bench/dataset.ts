@@ -76,6 +76,8 @@ export async function ensureDataset(companies: number): Promise<{ file: string; 
     links: "manager_companies",
     managerReviews: "manager_reviews",
     ratingCounts: "rating_counts",
+    companyMonths: "company_months",
+    managerMonths: "manager_months",
     tagCounts: "tag_counts",
   };
   const insertAll = sqlite.transaction((batch: DemoBatch) => {

@@ -4,12 +4,14 @@ import pg from "pg";
 import { engineOf, openDatabase } from "#app/db/connection.server.ts";
 import { syncIdSequence } from "#app/db/dialect.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
-import { checkAggregates } from "#tests/support/server.ts";
+import { checkAggregates, readDatabase } from "#tests/support/server.ts";
 import { newMarker } from "../scripts/reliability/support.ts";
 import { seededRandom } from "#tests/support/seeded-random.ts";
 
 export type Target = {
   searches: Array<{ country: string; term: string }>;
+  /** Names and countries of 20,000 random companies, from which new search terms are cut. */
+  names: Array<{ country: string; name: string }>;
   companyIds: number[];
   managerIds: number[];
   reviewCompanyIds: number[];
@@ -42,8 +44,14 @@ export function targetsOf(file: string): Target {
       .all()
       .map((row) => row.id);
     const randomIds = (max: number, count: number) => Array.from({ length: count }, () => 1 + Math.floor(next() * max));
+    const names: Target["names"] = [];
+    while (names.length < 20_000) {
+      const row = company.get(1 + Math.floor(next() * companyCount));
+      if (row) names.push({ country: row.country, name: row.folded_name });
+    }
     return {
       searches,
+      names,
       companyIds: [...busiest, ...randomIds(companyCount, 490)],
       managerIds: randomIds(managerCount, 500),
       reviewCompanyIds: randomIds(companyCount, 1000),
@@ -102,6 +110,16 @@ export async function storedReviews(
   return { markers, mismatches: mismatches.length };
 }
 
+/** The helpful votes of each published review of these companies (at most `limit` reviews), by review id. */
+export async function helpfulCounts(databaseUrl: string, ids: number[], limit = 500): Promise<Map<string, number>> {
+  const unique = [...new Set(ids)];
+  const rows = await readDatabase(
+    { engine: engineOf(databaseUrl), url: databaseUrl },
+    `select id, helpful_votes from company_reviews where company_id in (${unique.join(",")}) order by id limit ${limit}`,
+  );
+  return new Map(rows.map((row) => [String(row.id), Number(row.helpful_votes)]));
+}
+
 const copiedTables = [
   "companies",
   "company_reviews",
@@ -110,6 +128,8 @@ const copiedTables = [
   "manager_reviews",
   "rating_counts",
   "tag_counts",
+  "company_months",
+  "manager_months",
 ] as const;
 
 /**
@@ -216,4 +236,38 @@ async function columnTypes(client: pg.Client, schema: string, table: string, col
   for (const column of columns) if (!types[column]) throw new Error(`no column ${table}.${column} in PostgreSQL`);
   typeCache.set(table, types);
   return types;
+}
+
+/**
+ * Search terms never asked before in this run, as people type them: pieces of real names, a few common (3–4 letters,
+ * 30%), rare (5–6 letters, 40%), two-letter (15%), and terms that match nothing (15%), each in its company's country.
+ * Each (country, term) is given once; `seen` is shared by every scenario that claims new terms.
+ */
+export function newSearchTerms(names: Target["names"], seen: Set<string>): () => { country: string; term: string } {
+  const countries = [...new Set(names.map((entry) => entry.country))];
+  const random = (below: number) => Math.floor(Math.random() * below);
+  const piece = (name: string, length: number) => {
+    const start = random(Math.max(1, name.length - length + 1));
+    return name.slice(start, start + length);
+  };
+  function candidate(): { country: string; term: string } {
+    const roll = Math.random();
+    if (roll < 0.15) {
+      const letters = "qxzjvkw";
+      const term = Array.from({ length: 5 }, () => letters[random(letters.length)]).join("");
+      return { country: countries[random(countries.length)]!, term };
+    }
+    const { country, name } = names[random(names.length)]!;
+    const length = roll < 0.3 ? 2 : roll < 0.6 ? 3 + random(2) : 5 + random(2);
+    return { country, term: piece(name, length) };
+  }
+  return () => {
+    for (;;) {
+      const next = candidate();
+      const key = `${next.country}:${next.term}`;
+      if (next.term.trim().length < 2 || next.term !== next.term.trim() || seen.has(key)) continue;
+      seen.add(key);
+      return next;
+    }
+  };
 }

@@ -8,9 +8,11 @@
 //   alerts                          list the open manipulation alerts
 //   release ALERT_ID "statement"    release an alert: the subject's waiting reviews go out with the next batch
 //   scan                            run today's manipulation scan now (once a day, whoever runs it)
+//   peers                           rank every company and manager among its peers now (the job does a few groups a run)
 import { openDatabase } from "#app/db/connection.server.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
 import { decide, decisionSchema, grantRole, moderationQueue, revokeRole } from "#app/domain/moderation.server.ts";
+import { rankAllPeers } from "#app/domain/percentiles.server.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
 import { openAlerts, releaseAlert, releaseSchema } from "#app/domain/signals.server.ts";
@@ -27,7 +29,8 @@ const usage = `Usage: npm run admin -- COMMAND
   restore REVIEW_ID "statement of reasons"
   alerts
   release ALERT_ID "statement"
-  scan`;
+  scan
+  peers`;
 
 /** What the log shows as the author of a decision taken here. */
 const operator = "Operator";
@@ -109,6 +112,11 @@ try {
           ? `Scanned ${result.scanned} subjects; ${result.raised} alerts raised.`
           : "Today's scan has run already (or another process is running it).",
       );
+      break;
+    }
+    case "peers": {
+      const result = await rankAllPeers(db);
+      console.log(`Ranked ${result.subjects} subjects in ${result.groups} groups.`);
       break;
     }
     default:

@@ -6,6 +6,7 @@
 // pending migrations run and a queue whose key is not in QUEUE_KEY_DIR is emptied (it could never be opened).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
@@ -30,15 +31,22 @@ if (values.help || !file) {
 const url = env().DATABASE_URL;
 const engine = engineOf(url);
 
-/** The schema DATABASE_URL selects (its search_path), for pg_dump. */
-async function currentSchema(): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
+async function withClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString });
   await client.connect();
   try {
-    return (await client.query<{ schema: string }>("select current_schema() as schema")).rows[0]!.schema;
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/** The schema DATABASE_URL selects (its search_path), for pg_dump. */
+async function currentSchema(): Promise<string> {
+  const { rows } = await withClient(url, (client) =>
+    client.query<{ schema: string }>("select current_schema() as schema"),
+  );
+  return rows[0]!.schema;
 }
 
 /** pg_dump and pg_restore take a libpq URL: the search_path travels in PGOPTIONS instead of the URL. */
@@ -74,13 +82,37 @@ if (!values.restore) {
     const target = libpqTarget();
     // A dump of one schema leaves out the extensions; the name search's trigram indexes need pg_trgm, in public
     // (migration 0004), before they are restored.
-    const client = new pg.Client({ connectionString: target.url });
-    await client.connect();
-    await client.query("create extension if not exists pg_trgm schema public").finally(() => client.end());
-    execFileSync("pg_restore", ["--no-owner", "--exit-on-error", `--dbname=${target.url}`, file], {
-      env: target.env,
-      stdio: "inherit",
-    });
+    await withClient(target.url, (db) => db.query("create extension if not exists pg_trgm schema public"));
+    // A new database has a schema `public` already (owned by its owner): a dump of `public` must not create it
+    // again, or pg_restore stops at once. The dump's list of contents leaves out the schemas the target has.
+    const existing = new Set(
+      (
+        await withClient(target.url, (db) => db.query<{ name: string }>("select nspname as name from pg_namespace"))
+      ).rows.map((row) => row.name),
+    );
+    const contents = execFileSync("pg_restore", ["--list", file], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => {
+        const schema = /^\d+; \d+ \d+ (?:SCHEMA - |COMMENT - SCHEMA )(\S+) /.exec(line)?.[1];
+        return schema === undefined || !existing.has(schema);
+      });
+    const listDir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-restore-"));
+    try {
+      fs.writeFileSync(path.join(listDir, "contents"), contents.join("\n"));
+      execFileSync(
+        "pg_restore",
+        [
+          "--no-owner",
+          "--exit-on-error",
+          `--use-list=${path.join(listDir, "contents")}`,
+          `--dbname=${target.url}`,
+          file,
+        ],
+        { env: target.env, stdio: "inherit" },
+      );
+    } finally {
+      fs.rmSync(listDir, { recursive: true, force: true });
+    }
   }
   const handle = openDatabase(url);
   try {

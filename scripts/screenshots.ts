@@ -1,5 +1,5 @@
-// npm run screenshots — every page of the site at a phone's width (390 px) and a laptop's (1366 px), and at a phone's
-// with the system set to dark, signed out and signed in, as full-page PNG files in screenshots/ (ignored by git), so
+// npm run screenshots — every page of the site at a phone's width (390 px) and a laptop's (1366 px), in light and
+// dark, signed out and signed in, as full-page PNG files in screenshots/ (ignored by git), so
 // anyone can look at the whole site in a minute or two. Runs the built server (`npm run build` first) on a throwaway SQLite database with the demo data.
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
@@ -15,6 +15,7 @@ const widths = [
   { name: "phone", width: 390, height: 844, colorScheme: "light" },
   { name: "laptop", width: 1366, height: 768, colorScheme: "light" },
   { name: "phone-dark", width: 390, height: 844, colorScheme: "dark" },
+  { name: "laptop-dark", width: 1366, height: 768, colorScheme: "dark" },
 ] as const;
 
 /** A file name for a path: /company/4?x=1 → company-4-x-1. */

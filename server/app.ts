@@ -14,15 +14,16 @@ import { clientContext, hashIdentifier } from "#app/http/client.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
-import { cspNonceContext } from "#app/http/request-context.server.ts";
+import { answeredContext, cspNonceContext } from "#app/http/request-context.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import { limitBodySize } from "./body-limit.ts";
-import { publicationSettings, sweepOrphanKeys } from "#app/domain/publication.server.ts";
+import { prepareQueueKeys, publicationSettings } from "#app/domain/publication.server.ts";
 import { createPageCache } from "./page-cache.ts";
-import { startPublishing, startSignalScans } from "./publisher.ts";
+import { startPeerRanking, startPublishing, startSignalScans } from "./publisher.ts";
 import { startSharedState } from "./shared-state.ts";
 import { requireSameOrigin } from "./same-origin.ts";
+import { serverTiming } from "./server-timing.ts";
 
 /** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
 async function loadDemoDataIfWanted(): Promise<void> {
@@ -36,12 +37,15 @@ async function loadDemoDataIfWanted(): Promise<void> {
 
 let publishing: { stop: () => Promise<void> } | undefined;
 let scanning: { stop: () => Promise<void> } | undefined;
+let ranking: { stop: () => Promise<void> } | undefined;
 let sharedState: { stop: () => Promise<void> } | undefined;
 
 /**
  * Opens the database, applies migrations and loads demo data when the database is new; destroys the queue keys a
- * crash left behind and starts publishing queued reviews on their schedule (none with PUBLISH_INTERVAL=0: then each
- * submission is published before it is answered), and the daily manipulation scan unless MANIPULATION_CHECKS=off.
+ * crash left behind and refuses to start without the queue's key (a QUEUE_KEY_DIR the other processes do not share);
+ * starts publishing queued reviews on their schedule (none with PUBLISH_INTERVAL=0: then each
+ * submission is published before it is answered), the daily manipulation scan unless MANIPULATION_CHECKS=off, and
+ * the ranking of subjects among their peers unless PEER_RANKING=off.
  */
 export async function start(): Promise<void> {
   const secret = serverSecret();
@@ -51,9 +55,10 @@ export async function start(): Promise<void> {
   sharedState ??= await startSharedState({ handle, databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, logger });
   await loadDemoDataIfWanted();
   const settings = publicationSettings();
-  await sweepOrphanKeys(handle.db, settings);
+  await prepareQueueKeys(handle.db, settings);
   if (settings.intervalSeconds > 0) publishing ??= startPublishing({ db: handle.db, secret, settings, logger });
   if (settings.signalChecks) scanning ??= startSignalScans({ db: handle.db, settings, logger });
+  if (env().PEER_RANKING === "on") ranking ??= startPeerRanking({ db: handle.db, logger });
 }
 
 export async function stop(): Promise<void> {
@@ -63,6 +68,8 @@ export async function stop(): Promise<void> {
   publishing = undefined;
   await scanning?.stop();
   scanning = undefined;
+  await ranking?.stop();
+  ranking = undefined;
   await sharedState?.stop();
   sharedState = undefined;
   stopAuth();
@@ -99,6 +106,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   const secret = serverSecret();
   const clientKey = (req: express.Request) => hashIdentifier(secret, "ip", req.ip ?? "unknown");
 
+  if (env().SERVER_TIMING) app.use(serverTiming());
   app.use((_req, res, next) => {
     res.locals.cspNonce = newNonce();
     res.locals.requestId = randomUUID();
@@ -147,6 +155,8 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
           path: req.method === "GET" || req.method === "HEAD" ? req.path : req.path.replace(/\/\d+(?=\/|$)/g, "/:id"),
           status: res.statusCode,
           ms: Math.round(performance.now() - started),
+          // hit or miss for answers the page cache could keep (the benchmark counts them from this log)
+          cache: res.getHeader("x-cache"),
         },
         "request",
       );
@@ -193,6 +203,8 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
         const context = new RouterContextProvider();
         context.set(cspNonceContext, String(res.locals.cspNonce));
         context.set(clientContext, { ipKey: clientKey(req) });
+        // "close" follows "finish" (the last byte handed to the connection), or comes alone when the client left.
+        context.set(answeredContext, new Promise<void>((resolve) => res.once("close", () => resolve())));
         return context;
       },
     }),

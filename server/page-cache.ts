@@ -1,23 +1,37 @@
+import { createHash } from "node:crypto";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
 import type { NextFunction, Request, Response } from "express";
 import { LRUCache } from "lru-cache";
-import { cacheUsable, dataVersion } from "#app/lib/data-version.server.ts";
+import { cacheUsable, changeStamp, dataVersion, unchangedSince } from "#app/lib/data-version.server.ts";
 import { consumeApi, RateLimitedError } from "#app/lib/rate-limit.server.ts";
 
 /**
  * Rendered public pages and API reads for visitors without cookies or credentials, kept in memory so the next
- * visitor gets them without a render or a query (docs/architecture.md, the page cache). A page is kept only while no contribution
- * has been committed since its request began (app/lib/data-version.server.ts), here or in another process (the change
- * channel tells every process within a second), and at most `ttlMs`. A cached page gets the current request's CSP nonce.
+ * visitor gets them without a render or a query (docs/architecture.md, the page cache; decisions 0012 and 0018).
+ *
+ * A kept answer is fully static: its inline scripts are allowed by their SHA-256 hashes in its own CSP header instead
+ * of a per-response nonce, so it is stored once as it is, gzipped and brotli-compressed, with an ETag, and every hit
+ * is a copy of stored bytes (or a 304). A page is kept only while nothing it shows has been published since its
+ * request began (app/lib/data-version.server.ts: a company's pages go stale when that company changes, lists when
+ * anything does; the change channel tells every process within a second), and at most `ttlMs`.
  */
+
+type Encoding = "br" | "gzip" | "identity";
 
 type Entry = {
   status: number;
   headers: Array<[string, string]>;
-  /** The body cut where the render's CSP nonce was: each request's own nonce goes between the pieces. */
-  pieces: Buffer[];
-  size: number;
+  /** The CSP of the kept body: the request's nonce replaced by the hashes of its inline scripts. */
+  policy: string | undefined;
+  bodies: Partial<Record<Encoding, Buffer>> & { identity: Buffer };
+  /** The identity body's ETag without quotes; the compressed bodies add `-br` or `-gzip`. */
+  etag: string;
+  tags: string[];
   version: number;
-  etag: string | undefined;
+  stamp: number;
+  /** The compressed forms are being made (compress()). */
+  compressing?: boolean;
 };
 
 // Public pages whose content depends on nothing but the address (and the data) when no cookie is sent.
@@ -31,11 +45,42 @@ const cacheablePaths = [
   /^\/privacy$/,
   /^\/landing$/,
   /^\/api\/v1\/(countries|tags|companies|managers)$/,
+  /^\/api\/v1\/(companies|managers)\/top$/,
   /^\/api\/v1\/companies\/\d+(\/reviews|\/managers)?$/,
   /^\/api\/v1\/managers\/\d+(\/reviews)?$/,
 ];
 
-// Headers that belong to one response only (compression encodes each response anew; the CSP carries its nonce).
+/**
+ * What an answer shows, for invalidation (app/lib/data-version.server.ts): a company's or a manager's own pages
+ * and API reads show that subject; every other kept answer (search, lists, the home page) may show any subject.
+ */
+export function tagsOf(path: string): string[] {
+  const company = /^(?:\/company|\/api\/v1\/companies)\/(\d+)/.exec(path);
+  if (company) return [`company:${company[1]}`];
+  const manager = /^(?:\/manager-profile|\/api\/v1\/managers)\/(\d+)/.exec(path);
+  if (manager) return [`manager:${manager[1]}`];
+  return ["lists"];
+}
+
+/**
+ * The tags of a search answer of the API, which shows exactly its items: it goes stale when one of them changes or
+ * a subject is added (`subjects`), not with every publication. Undefined for any other answer.
+ */
+export function searchTags(path: string, body: Buffer): string[] | undefined {
+  const list = /^\/api\/v1\/(companies|managers)$/.exec(path);
+  if (!list) return undefined;
+  try {
+    const page = JSON.parse(body.toString("utf8")) as { items?: Array<{ id?: unknown }> };
+    if (!Array.isArray(page.items) || page.items.some((item) => !Number.isInteger(item?.id))) return undefined;
+    const kind = list[1] === "companies" ? "company" : "manager";
+    return ["subjects", ...page.items.map((item) => `${kind}:${String(item.id)}`)];
+  } catch {
+    return undefined;
+  }
+}
+
+// Headers that belong to one response only (the encoding and length depend on what the client accepts; the CSP of a
+// kept answer is its own).
 const perResponseHeaders = new Set([
   "content-security-policy",
   "x-cache",
@@ -44,19 +89,64 @@ const perResponseHeaders = new Set([
   "content-encoding",
   "transfer-encoding",
   "date",
+  "etag",
+  "vary",
   "ratelimit-remaining",
   "ratelimit-reset",
 ]);
 
-function splitAt(body: Buffer, separator: Buffer): Buffer[] {
-  const pieces: Buffer[] = [];
-  let start = 0;
-  for (let at = body.indexOf(separator); at !== -1; at = body.indexOf(separator, start)) {
-    pieces.push(body.subarray(start, at));
-    start = at + separator.length;
+const inlineScript = /<script\b([^>]*)>([\s\S]*?)<\/script>/g;
+
+/**
+ * The body without its nonce attributes, and the CSP's script source list with the hashes of the inline scripts in
+ * place of the nonce. Undefined when the nonce is anywhere else in the body (nothing static can be made of it).
+ */
+export function withoutNonce(
+  body: Buffer,
+  nonce: string,
+  policy: string | undefined,
+): { body: Buffer; policy: string | undefined } | undefined {
+  const text = body.toString("utf8");
+  if (!text.includes(nonce)) return { body, policy: policy?.replace(` 'nonce-${nonce}'`, "") };
+  const stripped = text.replaceAll(` nonce="${nonce}"`, "");
+  if (stripped.includes(nonce)) return undefined;
+  const hashes = new Set<string>();
+  for (const [, attributes, content] of stripped.matchAll(inlineScript)) {
+    if (/\bsrc=/.test(attributes!)) continue;
+    hashes.add(`'sha256-${createHash("sha256").update(content!, "utf8").digest("base64")}'`);
   }
-  pieces.push(body.subarray(start));
-  return pieces;
+  return {
+    body: Buffer.from(stripped, "utf8"),
+    policy: policy?.replace(`'nonce-${nonce}'`, [...hashes].join(" ")),
+  };
+}
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+// Smaller than this, compression saves less than its headers cost (the compression middleware's own threshold).
+const compressAbove = 1024;
+
+/** The encoding to send: br, then gzip, when the client accepts it (a q of 0 refuses) and it is stored. */
+export function chooseEncoding(accept: string | undefined, stored: Partial<Record<Encoding, Buffer>>): Encoding {
+  if (!accept) return "identity";
+  const accepted = new Set<string>();
+  for (const part of accept.split(",")) {
+    const [name, ...parameters] = part.trim().toLowerCase().split(";");
+    const refused = parameters.some((parameter) => /^\s*q=0(\.0*)?\s*$/.test(parameter));
+    if (name && !refused) accepted.add(name);
+  }
+  if (stored.br && (accepted.has("br") || accepted.has("*"))) return "br";
+  if (stored.gzip && (accepted.has("gzip") || accepted.has("*"))) return "gzip";
+  return "identity";
+}
+
+const etagOf = (entry: Entry, encoding: Encoding) =>
+  encoding === "identity" ? `"${entry.etag}"` : `"${entry.etag}-${encoding}"`;
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  return ifNoneMatch.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === etag);
 }
 
 export type PageCache = {
@@ -73,9 +163,13 @@ type Options = {
 export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs = 60_000 }: Options): PageCache {
   const entries = new LRUCache<string, Entry>({
     maxSize: maxBytes,
-    sizeCalculation: (entry) => entry.size + 512,
+    sizeCalculation: (entry) =>
+      entry.bodies.identity.length + (entry.bodies.br?.length ?? 0) + (entry.bodies.gzip?.length ?? 0) + 1024,
     ttl: ttlMs,
   });
+  const fresh = (entry: Entry) =>
+    entry.version === dataVersion() && unchangedSince(entry.stamp, entry.tags) && cacheUsable();
+
   async function serveHit(req: Request, res: Response, entry: Entry, isApi: boolean): Promise<boolean> {
     if (isApi) {
       // Cached API reads count against the client's rate limit like any other read.
@@ -89,22 +183,66 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
       }
     }
     for (const [name, value] of entry.headers) res.setHeader(name, value);
+    if (entry.policy) res.setHeader("Content-Security-Policy", entry.policy);
+    else res.removeHeader("Content-Security-Policy");
     res.setHeader("X-Cache", "hit");
-    if (entry.etag && req.headers["if-none-match"] === entry.etag) {
+    res.setHeader("Vary", "Accept-Encoding");
+    const encoding = chooseEncoding(req.headers["accept-encoding"], entry.bodies);
+    // The compressed forms are made at the first hit that accepts one (answers asked for once, like most searches,
+    // never cost a compression). Until they are stored, the compression middleware encodes the identity body on the
+    // fly, under the identity ETag, as it does for the answer that was rendered.
+    const accepts = req.headers["accept-encoding"] !== undefined;
+    if (accepts && !entry.compressing && entry.bodies.identity.length >= compressAbove)
+      compress(req.originalUrl, entry);
+    // A client (or a shared cache) holding any form of this content may keep it: the 304 names the form it holds.
+    const held = (["identity", "br", "gzip"] as const)
+      .map((form) => etagOf(entry, form))
+      .find((candidate) => matches(req.headers["if-none-match"], candidate));
+    if (held) {
+      res.setHeader("ETag", held);
       res.status(304).end();
       return true;
     }
-    const nonce = Buffer.from(String(res.locals.cspNonce));
-    const body = Buffer.concat(entry.pieces.flatMap((piece, index) => (index === 0 ? [piece] : [nonce, piece])));
-    // end(), not send(): send() would hash the body for an ETag of its own on every hit.
+    res.setHeader("ETag", etagOf(entry, encoding));
+    const body = entry.bodies[encoding]!;
     res.statusCode = entry.status;
+    // A Content-Encoding set here makes the compression middleware leave the stored bytes as they are.
+    if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
     res.setHeader("Content-Length", body.length);
     res.end(body);
     return true;
   }
 
+  /**
+   * Stores the compressed forms beside the kept body, in zlib's threads, unless the entry was replaced meanwhile.
+   * Brotli at quality 5 with a window of 256 KB: within 1% of quality 9's size for a page, at a tenth of its CPU
+   * and a fraction of its memory.
+   */
+  function compress(key: string, entry: Entry): void {
+    entry.compressing = true;
+    const body = entry.bodies.identity;
+    const params = {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
+      [zlib.constants.BROTLI_PARAM_LGWIN]: 18,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+    };
+    Promise.all([brotli(body, { params }), gzip(body, { level: 6 })]).then(
+      ([br, gz]) => {
+        if (entries.peek(key) !== entry) return;
+        entry.bodies.br = br;
+        entry.bodies.gzip = gz;
+        // Set again so that the LRU counts the compressed bodies' size.
+        entries.set(key, entry);
+      },
+      () => {},
+    );
+  }
+
   function capture(req: Request, res: Response, key: string): void {
     const version = dataVersion();
+    const stamp = changeStamp();
+    let tags = tagsOf(req.path);
     const nonce = String(res.locals.cspNonce);
     const chunks: Buffer[] = [];
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
@@ -126,7 +264,8 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
       return end(chunk, ...rest);
     }) as Response["end"];
     res.on("finish", () => {
-      if (res.statusCode !== 200 || res.hasHeader("set-cookie") || dataVersion() !== version) return;
+      if (res.statusCode !== 200 || res.hasHeader("set-cookie")) return;
+      if (dataVersion() !== version || !unchangedSince(stamp, tags)) return;
       const cacheControl = String(res.getHeader("cache-control") ?? "");
       if (/no-store|private/.test(cacheControl)) return;
       const headers: Array<[string, string]> = [];
@@ -134,16 +273,27 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
         if (perResponseHeaders.has(name)) continue;
         if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(", ") : String(value)]);
       }
-      const body = Buffer.concat(chunks);
-      const etag = res.getHeader("etag");
-      entries.set(key, {
+      const policy = res.getHeader("content-security-policy");
+      const kept = withoutNonce(Buffer.concat(chunks), nonce, policy === undefined ? undefined : String(policy));
+      if (!kept) return;
+      tags = searchTags(req.path, kept.body) ?? tags;
+      if (!unchangedSince(stamp, tags)) return;
+      const own = res.getHeader("etag");
+      const etag =
+        own === undefined
+          ? createHash("sha1").update(kept.body).digest("base64url")
+          : String(own).replace(/^W\//, "").replaceAll('"', "");
+      const entry: Entry = {
         status: 200,
         headers,
-        pieces: splitAt(body, Buffer.from(nonce)),
-        size: body.length,
+        policy: kept.policy,
+        bodies: { identity: kept.body },
+        etag,
+        tags,
         version,
-        etag: etag === undefined ? undefined : String(etag),
-      });
+        stamp,
+      };
+      entries.set(key, entry);
     });
   }
 
@@ -154,7 +304,7 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
       // React Router's data requests (.data) and the like never match the patterns above.
       const key = req.originalUrl;
       const entry = entries.get(key);
-      if (entry && entry.version === dataVersion() && cacheUsable()) {
+      if (entry && fresh(entry)) {
         serveHit(req, res, entry, req.path.startsWith("/api/")).then(
           (served) => {
             if (!served) next();

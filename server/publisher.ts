@@ -4,9 +4,12 @@ import type { Logger } from "pino";
 import type { Database } from "#app/db/schema.ts";
 import { contributionPublisher } from "#app/domain/contributions.server.ts";
 import { isDue } from "#app/domain/jobs.server.ts";
+import { percentileJob, rankPeers } from "#app/domain/percentiles.server.ts";
 import { type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
 import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
 import { forgetPastQuarters } from "#app/domain/verification.server.ts";
+import { publicDataChanged } from "#app/lib/data-version.server.ts";
+import { peerLimits } from "#app/lib/limits.ts";
 
 /** A wait drawn uniformly from [0.5, 1.5] × the interval, so runs keep no fixed rhythm to line submissions up with. */
 export function jitteredWaitMs(intervalSeconds: number): number {
@@ -106,6 +109,53 @@ export function startSignalScans(options: { db: Kysely<Database>; settings: Publ
   }
 
   schedule(jitteredWaitMs(60));
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/** How often a process looks whether the peer ranking is due (each run is planned `runMinutes` after the last). */
+const peerPollMs = 60 * 1000;
+
+/**
+ * Ranks subjects among their peers (app/domain/percentiles.server.ts) every `peerLimits.runMinutes`, a bounded number
+ * of groups per run, whichever process finds the turn due first; the first run comes a minute after a database is
+ * first seen. Cached pages let go after each run that ranked something. `stop` waits for a run under way.
+ */
+export function startPeerRanking(options: { db: Kysely<Database>; logger: Logger }): { stop: () => Promise<void> } {
+  const { db, logger } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  async function run() {
+    try {
+      if (!(await isDue(db, percentileJob, peerPollMs))) return;
+      const result = await rankPeers(db, { turn: { job: percentileJob, nextInMs: peerLimits.runMinutes * 60_000 } });
+      if (result) {
+        logger.info(result, "peer ranking");
+        publicDataChanged();
+      }
+    } catch (error) {
+      logger.error({ err: error }, "peer ranking failed; the next turn ranks those groups again");
+    }
+  }
+
+  function schedule() {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = run().finally(() => {
+        running = undefined;
+        schedule();
+      });
+    }, peerPollMs);
+  }
+
+  schedule();
   return {
     async stop() {
       stopped = true;

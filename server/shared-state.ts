@@ -8,7 +8,15 @@ import {
 } from "#app/db/change-channel.server.ts";
 import type { DatabaseHandle } from "#app/db/connection.server.ts";
 import { databaseId } from "#app/domain/publication.server.ts";
-import { announceChangesWith, changedElsewhere, channelConnected, coalesced } from "#app/lib/data-version.server.ts";
+import {
+  announceChangesWith,
+  type ChangeScope,
+  changedElsewhere,
+  channelConnected,
+  coalesced,
+  decodeScope,
+  encodeScope,
+} from "#app/lib/data-version.server.ts";
 import { keepRateLimitsIn } from "#app/lib/rate-limit.server.ts";
 import { connectRedis, subscribe } from "#app/lib/redis.server.ts";
 
@@ -30,15 +38,15 @@ export async function startSharedState(options: {
   const { db, engine } = handle;
 
   /** A change heard on the channel: with a replica, counted once the replica has replayed it. */
-  async function heard(position: string) {
+  async function heard(position: string, scope: string) {
     if (handle.replica && position) {
       const caughtUp = await waitForReplay(handle.read, position).catch(() => false);
       if (!caughtUp) logger.warn("the read replica is more than 5 s behind the primary");
     }
-    changedElsewhere();
+    changedElsewhere(decodeScope(scope));
   }
-  const onHeard = (position: string) => {
-    void heard(position);
+  const onHeard = (position: string, scope: string) => {
+    void heard(position, scope);
   };
   const onConnected = (up: boolean) => {
     channelConnected(up);
@@ -55,8 +63,14 @@ export async function startSharedState(options: {
     await untilReady(client, 5_000);
     keepRateLimitsIn({ kind: "redis", client, prefix });
     const channel = changesChannel(prefix);
-    const subscriber = subscribe(redisUrl, channel, { changed: onHeard, connected: onConnected });
-    announceChangesWith(coalesced(() => publishChange(client, channel, handle), onSendFailed));
+    const subscriber = subscribe(redisUrl, channel, {
+      changed: (message) => {
+        const [position = "", scope = "*"] = message.split("|");
+        onHeard(position, scope);
+      },
+      connected: onConnected,
+    });
+    announceChangesWith(coalesced((scope) => publishChange(client, channel, handle, scope), onSendFailed));
     return {
       async stop() {
         announceChangesWith(undefined);
@@ -75,7 +89,7 @@ export async function startSharedState(options: {
       connected: onConnected,
       failed: (error) => logger.warn({ err: error }, "the change channel failed"),
     });
-    announceChangesWith(coalesced(() => notifyChanged(db), onSendFailed));
+    announceChangesWith(coalesced((scope) => notifyChanged(db, encodeScope(scope)), onSendFailed));
     return {
       async stop() {
         announceChangesWith(undefined);
@@ -100,25 +114,31 @@ async function publishChange(
   client: { publish: (channel: string, message: string) => Promise<unknown> },
   channel: string,
   handle: DatabaseHandle,
+  scope: ChangeScope | undefined,
 ) {
-  await client.publish(channel, handle.engine === "postgres" ? await walPosition(handle.db) : "");
+  const position = handle.engine === "postgres" ? await walPosition(handle.db) : "";
+  await client.publish(channel, `${position}|${encodeScope(scope)}`);
 }
 
 /**
  * For a command run beside the servers (`npm run reviews:publish`, `npm run admin`): tells every server process that
  * public data changed, once, and waits until it is sent. Nothing on SQLite, where no other process listens.
  */
-export async function announceChange(handle: DatabaseHandle, redisUrl: string | undefined): Promise<void> {
+export async function announceChange(
+  handle: DatabaseHandle,
+  redisUrl: string | undefined,
+  scope?: ChangeScope,
+): Promise<void> {
   if (redisUrl) {
     const client = connectRedis(redisUrl);
     try {
       await untilReady(client, 5_000);
-      await publishChange(client, changesChannel(await redisPrefix(handle.db)), handle);
+      await publishChange(client, changesChannel(await redisPrefix(handle.db)), handle, scope);
     } finally {
       client.disconnect();
     }
   } else if (handle.engine === "postgres") {
-    await notifyChanged(handle.db);
+    await notifyChanged(handle.db, encodeScope(scope));
   }
 }
 

@@ -1,5 +1,7 @@
+import { useEffect } from "react";
 import { Link, useRouteLoaderData } from "react-router";
 import { paths } from "#app/lib/paths.ts";
+import { settleInFlight } from "#app/lib/verification-storage.ts";
 import type { loader } from "#app/root.tsx";
 
 /** After a submission that waits for the next batch: when it will appear, and why (stays until the next page). */
@@ -7,6 +9,11 @@ export function PublicationNote() {
   const root = useRouteLoaderData<typeof loader>("root");
   const note = root?.publicationNote ?? null;
   const badge = root?.badgeNote ?? null;
+  const shown = root?.badgeShown ?? null;
+  useEffect(() => {
+    // The token sent with the review: spent with the badge, or given back to this browser when it was withheld.
+    if (shown !== null) settleInFlight(!shown);
+  }, [shown]);
   if (!note && !badge) return null;
   return (
     <p className="publication-note" role="status">

@@ -19,6 +19,7 @@ import {
   managerYesNo,
   yesNoFlags,
 } from "#app/lib/ratings.ts";
+import { HelpfulVote } from "./helpful-vote.tsx";
 import { ReviewBars } from "./rating-bars.tsx";
 import { RatingFace } from "./rating-face.tsx";
 
@@ -57,8 +58,8 @@ function Tags({ tags }: { tags: string[] }) {
 }
 
 /**
- * One review of either subject: its face, sentiment and month, the author's verified work domain if any, tags,
- * text, the answers to `flags` (the yes/no questions this subject shows on a card) and every rating by group.
+ * One review of either subject: its face, sentiment and month, the author's verified work domain if any, its text
+ * (first, so a phone's first screen reaches the words), tags, the answers to `flags` (the yes/no questions this subject shows on a card) and every rating by group.
  */
 function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends string>({
   review,
@@ -72,7 +73,7 @@ function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends 
   verifiedDomain?: string | null;
 }) {
   return (
-    <article className="card review-card">
+    <article className="card review-card" id={`review-${review.id}`}>
       <header className="review-head">
         <RatingFace score={review.score} />
         <SentimentSlider score={review.score} />
@@ -82,8 +83,8 @@ function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends 
         </p>
       </header>
       {verifiedDomain ? <p className="verified-badge">{verificationMessages.badge(verifiedDomain)}</p> : null}
-      <Tags tags={review.tags} />
       <p className="review-text">{review.text}</p>
+      <Tags tags={review.tags} />
       {flags.length > 0 && (
         <ul className="flags" aria-label="Yes or no answers">
           {flags.map((question) => (
@@ -98,6 +99,7 @@ function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends 
         <ReviewBars groups={groups} ratings={review.ratings} />
       </details>
       <footer className="review-foot">
+        <HelpfulVote reviewId={review.id} count={review.helpfulVotes} />
         <Link className="report-link" to={paths.reportReview(review.id)} rel="nofollow">
           Report<span className="visually-hidden"> this review</span>
         </Link>
@@ -124,7 +126,14 @@ export function CompanyReview({ review }: { review: CompanyReviewItem }) {
 
 export function ManagerReview({ review }: { review: ManagerReviewItem }) {
   if ("removed" in review) return <RemovedMarker review={review} />;
-  return <SubjectReview review={review} groups={managerCriteriaGroups} flags={managerYesNo} />;
+  return (
+    <SubjectReview
+      review={review}
+      groups={managerCriteriaGroups}
+      flags={managerYesNo}
+      verifiedDomain={review.verifiedDomain}
+    />
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Form, Link, NavLink, useLocation } from "react-router";
-import { LogoMark } from "./logo.tsx";
+import { Logo } from "./logo.tsx";
 import { messages } from "#app/lib/messages.ts";
 import { paths, returnTarget } from "#app/lib/paths.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
@@ -11,11 +11,8 @@ export function SiteHeader() {
     <header className="site-header">
       <div className="site-header-inner">
         <Link to={paths.home()} className="brand">
-          <LogoMark />
-          <span className="brand-words">
-            <span className="brand-name">{messages.siteName}</span>
-            <span className="brand-tagline">{messages.tagline}</span>
-          </span>
+          <Logo name={messages.siteName} />
+          <span className="brand-tagline">{messages.tagline}</span>
         </Link>
         <nav aria-label="Main">
           <ul className="nav-list">

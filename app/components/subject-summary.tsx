@@ -1,3 +1,4 @@
+import { type VoteState, VoteContext } from "./helpful-vote.tsx";
 import type { ReactNode } from "react";
 import type { Page, SubjectSummary } from "#app/domain/public-shapes.server.ts";
 import { plural } from "#app/lib/format.ts";
@@ -13,6 +14,9 @@ import { RatingFace } from "./rating-face.tsx";
 
 type Group<K extends string> = { title: string; criteria: readonly K[] };
 
+/** A share of yes answers; `short`, when given, is what the eye reads in the compact row (`label` is still said). */
+type Share = { label: string; short?: string; percent: number | null };
+
 /**
  * The headline of a company or manager (decision 0021): the spec's floored score and face, and beside them the mean
  * with one decimal, how many reviews it rests on, its 95% interval, and the shares of yes answers.
@@ -23,7 +27,7 @@ export function Headline({
   detailsId,
 }: {
   summary: Pick<SubjectSummary, "score" | "mean" | "interval" | "reviewCount">;
-  shares: ReadonlyArray<{ label: string; percent: number | null }>;
+  shares: readonly Share[];
   /** The id of the section with every rating, linked from here so a phone reaches it past the reviews. */
   detailsId: string;
 }) {
@@ -56,7 +60,15 @@ export function Headline({
         <ul className="shares">
           {shares.map((share) => (
             <li key={share.label}>
-              <strong>{share.percent ?? 0}%</strong> {share.label}
+              <strong>{share.percent ?? 0}%</strong>{" "}
+              {share.short ? (
+                <>
+                  <span aria-hidden="true">{share.short}</span>
+                  <span className="visually-hidden">{share.label}</span>
+                </>
+              ) : (
+                share.label
+              )}
             </li>
           ))}
         </ul>
@@ -178,7 +190,7 @@ export function SummaryPanel({
   shares,
 }: {
   summary: Pick<SubjectSummary, "score" | "mean" | "interval" | "reviewCount" | "distribution">;
-  shares: ReadonlyArray<{ label: string; percent: number | null }>;
+  shares: readonly Share[];
 }) {
   return (
     <section aria-labelledby="summary-heading" className="summary-panel">
@@ -248,6 +260,7 @@ export function SubjectReviews<R extends { id: string }>({
   olderHref,
   writeBelow = false,
   filters,
+  votes = null,
 }: {
   reviews: Page<R>;
   card: (props: { review: R }) => ReactNode;
@@ -258,30 +271,34 @@ export function SubjectReviews<R extends { id: string }>({
   writeBelow?: boolean;
   /** The sort and filter form, shown once the subject has reviews; `narrowed` when it narrows the list. */
   filters?: { form: ReactNode; narrowed: boolean };
+  /** What the cards' helpful-vote controls need (signed in, this reader's votes, the page to come back to). */
+  votes?: VoteState | null;
 }) {
   return (
-    <section aria-labelledby="reviews-heading" className="reviews">
-      <h2 id="reviews-heading">{summaryMessages.reviews}</h2>
-      <WriteReview to={writeHref} signedIn={signedIn} />
-      {filters?.form}
-      <ReviewList
-        reviews={reviews}
-        card={card}
-        empty={
-          filters?.narrowed ? (
-            <p className="muted">{summaryMessages.noMatch}</p>
-          ) : (
-            <EmptyState title={signedIn ? messages.noReviewsYet : emptySignedOut}>
-              {signedIn ? null : (
-                <AddPrompt to={writeHref} label={messages.writeReview} signedOutAction="write the first review" />
-              )}
-            </EmptyState>
-          )
-        }
-        olderHref={olderHref}
-      />
-      {writeBelow && reviews.items.length > 0 ? <WriteReview to={writeHref} signedIn={signedIn} /> : null}
-    </section>
+    <VoteContext.Provider value={votes}>
+      <section aria-labelledby="reviews-heading" className="reviews">
+        <h2 id="reviews-heading">{summaryMessages.reviews}</h2>
+        <WriteReview to={writeHref} signedIn={signedIn} />
+        {filters?.form}
+        <ReviewList
+          reviews={reviews}
+          card={card}
+          empty={
+            filters?.narrowed ? (
+              <p className="muted">{summaryMessages.noMatch}</p>
+            ) : (
+              <EmptyState title={signedIn ? messages.noReviewsYet : emptySignedOut}>
+                {signedIn ? null : (
+                  <AddPrompt to={writeHref} label={messages.writeReview} signedOutAction="write the first review" />
+                )}
+              </EmptyState>
+            )
+          }
+          olderHref={olderHref}
+        />
+        {writeBelow && reviews.items.length > 0 ? <WriteReview to={writeHref} signedIn={signedIn} /> : null}
+      </section>
+    </VoteContext.Provider>
   );
 }
 

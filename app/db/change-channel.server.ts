@@ -5,7 +5,8 @@ import pg from "pg";
  * PostgreSQL's LISTEN/NOTIFY as the change channel between server processes (app/lib/data-version.server.ts).
  * One channel per schema, since notifications span the whole database like advisory locks. The payload is the
  * primary's write-ahead-log position after the change (for a process reading from a replica to wait until its
- * replica has replayed that far): no author, no review, no time.
+ * replica has replayed that far), then `|` and the scope of the change (app/lib/data-version.server.ts: the ids of the
+ * companies and managers whose pages changed, or `*`): no author, no review, no time.
  */
 
 const channelPrefix = "candor_changes:";
@@ -13,8 +14,8 @@ const channelPrefix = "candor_changes:";
 export type Listener = { close: () => Promise<void> };
 
 type ListenerEvents = {
-  /** A change committed somewhere, with the primary's WAL position (empty when unknown). */
-  changed: (position: string) => void;
+  /** A change committed somewhere, with the primary's WAL position (empty when unknown) and its encoded scope. */
+  changed: (position: string, scope: string) => void;
   /** The channel is listening (true) or lost (false); while lost, changes elsewhere go unheard. */
   connected: (up: boolean) => void;
   failed: (error: unknown) => void;
@@ -48,7 +49,10 @@ export function listenForChanges(url: string, events: ListenerEvents): Listener 
     client = next;
     next.on("error", (error) => lost(error));
     next.on("end", () => client === next && lost(undefined));
-    next.on("notification", (message) => events.changed(message.payload ?? ""));
+    next.on("notification", (message) => {
+      const [position = "", scope = "*"] = (message.payload ?? "").split("|");
+      events.changed(position, scope);
+    });
     try {
       await next.connect();
       const { rows } = await next.query<{ schema: string }>("select current_schema() as schema");
@@ -75,9 +79,14 @@ export function listenForChanges(url: string, events: ListenerEvents): Listener 
   };
 }
 
-/** Tells every listening process that public data changed; run after the change committed, never inside it. */
-export async function notifyChanged(db: Kysely<any>): Promise<void> {
-  await sql`select pg_notify(${channelPrefix} || current_schema(), pg_current_wal_lsn()::text)`.execute(db);
+/**
+ * Tells every listening process that public data changed, and what (an encoded scope); run after the change
+ * committed, never inside it.
+ */
+export async function notifyChanged(db: Kysely<any>, scope: string): Promise<void> {
+  await sql`select pg_notify(${channelPrefix} || current_schema(), pg_current_wal_lsn()::text || '|' || ${scope})`.execute(
+    db,
+  );
 }
 
 /** The primary's current WAL position, for a change announced through another channel (Redis). */

@@ -5,7 +5,14 @@ import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
 import { websiteKey } from "#app/lib/urls.ts";
-import { averageScore, companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import {
+  averageScore,
+  companyCriteria,
+  companyYesNo,
+  managerCriteria,
+  managerYesNo,
+  ratingRank,
+} from "#app/lib/ratings.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { syncIdSequence } from "./dialect.ts";
 import type {
@@ -14,6 +21,7 @@ import type {
   ManagersTable,
   NewCompanyReview,
   NewManagerReview,
+  MonthsTable,
   RatingCountsTable,
   SubjectKind,
   TagCountsTable,
@@ -279,8 +287,8 @@ function managerReview(faker: Faker, managerId: number): NewManagerReview {
 }
 
 /**
- * Adds each review's values to its subject's stored sums and counts, and its ratings and tags to the subject's
- * distributions in `batch`, as a publication does.
+ * Adds each review's values to its subject's stored sums and counts, and its ratings, tags and month to the subject's
+ * distributions and monthly buckets in `batch`, as a publication does.
  */
 function addToAggregates(
   batch: DemoBatch,
@@ -293,15 +301,18 @@ function addToAggregates(
   // Every row gets every column, so a multi-row insert never falls back to NULL for a missing key.
   target.review_count = reviews.length;
   target.sum_total_squares = 0;
+  let ratingSum = 0;
   for (const criterion of criteria) target[`sum_${criterion}`] = 0;
   for (const question of yesNo) target[`${question}_yes`] = 0;
   const ratings = new Map<string, number>();
   const tags = new Map<string, number>();
+  const months = new Map<string, Record<string, number>>();
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   for (const review of reviews) {
     const values = criteria.map((criterion) => Number(review[criterion]));
     const total = values.reduce((sum, value) => sum + value, 0);
     target.sum_total_squares = Number(target.sum_total_squares) + total * total;
+    ratingSum += total;
     count(ratings, `overall\u0000${averageScore(values)}`);
     criteria.forEach((criterion, index) => {
       target[`sum_${criterion}`] = Number(target[`sum_${criterion}`]) + values[index]!;
@@ -310,7 +321,18 @@ function addToAggregates(
     for (const question of yesNo)
       target[`${question}_yes`] = Number(target[`${question}_yes`]) + Number(review[question]);
     for (const tag of JSON.parse(String(review.tags)) as string[]) count(tags, tag);
+    const month = String(review.created_on).slice(0, 7);
+    const bucket = months.get(month) ?? {
+      review_count: 0,
+      ...Object.fromEntries(criteria.map((key) => [`sum_${key}`, 0])),
+    };
+    bucket.review_count! += 1;
+    criteria.forEach((criterion, index) => (bucket[`sum_${criterion}`]! += values[index]!));
+    months.set(month, bucket);
   }
+  target.rating_rank = ratingRank(ratingSum, reviews.length, criteria.length);
+  const monthRows = subject.kind === "company" ? batch.companyMonths : batch.managerMonths;
+  for (const [month, bucket] of months) monthRows.push({ subject_id: subject.id, month, ...bucket } as MonthsTable);
   for (const [key, value] of ratings) {
     const [criterion, rating] = key.split("\u0000");
     batch.ratingCounts.push({
@@ -350,6 +372,8 @@ export type DemoBatch = {
   links: Array<{ manager_id: number; company_id: number }>;
   managerReviews: NewManagerReview[];
   ratingCounts: Array<Insertable<RatingCountsTable>>;
+  companyMonths: MonthsTable[];
+  managerMonths: MonthsTable[];
   tagCounts: Array<Insertable<TagCountsTable>>;
 };
 
@@ -373,6 +397,8 @@ export function makeDemoBatch(faker: Faker, size: number, ids: { company: number
     links: [],
     managerReviews: [],
     ratingCounts: [],
+    companyMonths: [],
+    managerMonths: [],
     tagCounts: [],
   };
   for (let i = 0; i < size; i++) {
@@ -475,6 +501,8 @@ export async function generateDemoData(db: Kysely<Database>, options: DemoOption
       await insertChunked(trx, "manager_companies", batch.links);
       await insertChunked(trx, "manager_reviews", batch.managerReviews);
       await insertChunked(trx, "rating_counts", batch.ratingCounts);
+      await insertChunked(trx, "company_months", batch.companyMonths);
+      await insertChunked(trx, "manager_months", batch.managerMonths);
       await insertChunked(trx, "tag_counts", batch.tagCounts);
     });
     summary.companies += batch.companies.length;

@@ -75,12 +75,15 @@ describeEachEngine(
 
     it("applies a migration numbered below one the database already holds", async () => {
       const { db } = database();
-      // A database migrated before 0012 existed, up to 0013: as a server of that time left it.
+      // A database migrated before 0012 existed, up to 0014: as a server of that time left it (later migrations, such
+      // as 0016 which indexes 0012's column, did not exist either).
       const { error } = await new Migrator({
         db,
         provider: {
           getMigrations: async () =>
-            Object.fromEntries(Object.entries(migrations).filter(([name]) => name !== "0012-industry-sections")),
+            Object.fromEntries(
+              Object.entries(migrations).filter(([name]) => name !== "0012-industry-sections" && name < "0015"),
+            ),
         },
         migrationTableSchema: await currentSchema(db),
       }).migrateToLatest();
@@ -90,6 +93,10 @@ describeEachEngine(
 
       expect(results.map((result) => [result.migrationName, result.status])).toEqual([
         ["0012-industry-sections", "Success"],
+        ...Object.keys(migrations)
+          .filter((name) => name >= "0015")
+          .sort()
+          .map((name) => [name, "Success"]),
       ]);
       const company = db.selectFrom("companies").select("industry_section");
       await expect(company.execute()).resolves.toEqual([]);

@@ -14,6 +14,10 @@ import * as ratingDistributions from "./migrations/0010-rating-distributions.ts"
 import * as industrySections from "./migrations/0012-industry-sections.ts";
 import * as sharedState from "./migrations/0013-shared-state.ts";
 import * as verificationTokens from "./migrations/0014-verification-tokens.ts";
+import * as helpfulVotes from "./migrations/0015-helpful-votes.ts";
+import * as trendsAndPercentiles from "./migrations/0016-trends-and-percentiles.ts";
+import * as managerReviewTokens from "./migrations/0018-manager-review-tokens.ts";
+import * as searchLists from "./migrations/0019-search-lists.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -30,6 +34,10 @@ export const migrations: Record<string, Migration> = {
   "0012-industry-sections": industrySections,
   "0013-shared-state": sharedState,
   "0014-verification-tokens": verificationTokens,
+  "0015-helpful-votes": helpfulVotes,
+  "0016-trends-and-percentiles": trendsAndPercentiles,
+  "0018-manager-review-tokens": managerReviewTokens,
+  "0019-search-lists": searchLists,
 };
 
 /**

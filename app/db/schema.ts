@@ -34,6 +34,8 @@ export type CompaniesTable = {
   latest_has_oncall: Generated<number>;
   /** Sum over the reviews that stand of the square of each one's rating total (for the spread of the scores). */
   sum_total_squares: Generated<number>;
+  /** The mean overall score drawn towards 3 as if by 5 more reviews, 0 without reviews: the "Best rated" order. */
+  rating_rank: Generated<number>;
 } & Sums<CompanyCriterion> &
   YesCounts<Exclude<CompanyYesNo, "has_oncall">>;
 
@@ -50,6 +52,8 @@ export type CompanyReviewsTable = {
   rating_total: number;
   /** The registrable domain of the author's verified work address ("Verified: works at …"), or null. */
   verified_domain: Generated<string | null>;
+  /** How many accounts marked it helpful: kept in each vote's transaction, beside a receipt that names no one. */
+  helpful_votes: Generated<number>;
 } & { [K in CompanyCriterion]: number } & { [K in CompanyYesNo]: number };
 
 export type ManagersTable = {
@@ -71,6 +75,8 @@ export type ManagersTable = {
   review_count: Generated<number>;
   /** As for companies: the sum of the squared rating totals of the reviews that stand. */
   sum_total_squares: Generated<number>;
+  /** As for companies. */
+  rating_rank: Generated<number>;
 } & Sums<ManagerCriterion> &
   YesCounts<ManagerYesNo>;
 
@@ -87,6 +93,10 @@ export type ManagerReviewsTable = {
   created_on: string;
   /** As for company reviews. */
   rating_total: number;
+  /** As for company reviews. */
+  helpful_votes: Generated<number>;
+  /** As for company reviews: the domain of one of the manager's companies, or null. */
+  verified_domain: Generated<string | null>;
 } & { [K in ManagerCriterion]: number } & { [K in ManagerYesNo]: number };
 
 /**
@@ -167,7 +177,29 @@ export type VerificationCodesTable = {
 export type VerifiedAddressesTable = { address_hash: string; domain: string; quarter: string };
 
 /** The hash of a token spent on a published review: no review id, no time. */
+/** One partially blind RSA key per quarter for one-review tokens (docs/decisions/0031-one-review-tokens.md). */
+export type ReviewTokenKeysTable = {
+  period: string;
+  key_id: string;
+  public_n: string;
+  public_e: string;
+  /** Sealed PKCS #8; null once the quarter ended. */
+  private_sealed: Buffer | null;
+};
+
 export type SpentTokensTable = { token_hash: string };
+/**
+ * An account's vote key, only as AES-256-GCM ciphertext under argon2id(password, salt): the server opens it only
+ * while the password is at hand (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md).
+ */
+export type VoteKeysTable = { user_id: string; salt: Uint8Array; wrapped: Uint8Array };
+
+/** HMAC(vote key, review id) of each helpful vote: no account, no review id, no time. */
+export type VoteReceiptsTable = { receipt: string };
+
+/** One row: the votes of withdrawn reviews, whose receipts stay, so receipts and counts add up. */
+export type VoteTotalsTable = { id: number; orphaned: number | string };
+
 /** When each scheduled job is next due (ms since the epoch); migration 0013. */
 export type ScheduledJobsTable = {
   name: string;
@@ -253,6 +285,40 @@ export type TagCountsTable = {
   count: number;
 };
 
+/**
+ * Per subject and month of publication ('YYYY-MM'), how many reviews that stand were published then and the sum of
+ * each criterion over them (`sum_<criterion>`, as on the subject's row). Kept with the subject's sums.
+ */
+export type MonthsTable = {
+  subject_id: number;
+  month: string;
+  review_count: number;
+} & Record<`sum_${string}`, number>;
+
+/** Where a subject is compared: among its country's, or (companies) its industry section's. */
+export type PeerScope = "country" | "industry";
+
+/** The mean of a group's ranked subjects' averages on a criterion, written by the percentile job. */
+export type PeerAveragesTable = {
+  subject: SubjectKind;
+  scope: PeerScope;
+  scope_value: string;
+  criterion: string;
+  average: number | null;
+  subjects: number;
+  computed_ms: number;
+};
+
+/** The share (0-100) of a group's other ranked subjects whose average on a criterion is lower; the job writes it. */
+export type SubjectPercentilesTable = {
+  subject: SubjectKind;
+  subject_id: number;
+  scope: PeerScope;
+  scope_value: string;
+  criterion: string;
+  percentile: number;
+};
+
 /** A manipulation signal that fired for a subject: never a review or an account. */
 export type SubjectAlertsTable = {
   id: Generated<number>;
@@ -292,6 +358,7 @@ export type Database = {
   verification_codes: VerificationCodesTable;
   verified_addresses: VerifiedAddressesTable;
   spent_tokens: SpentTokensTable;
+  review_token_keys: ReviewTokenKeysTable;
   scheduled_jobs: ScheduledJobsTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;
@@ -304,9 +371,16 @@ export type Database = {
   review_appeals: ReviewAppealsTable;
   rating_counts: RatingCountsTable;
   tag_counts: TagCountsTable;
+  company_months: MonthsTable;
+  manager_months: MonthsTable;
+  peer_averages: PeerAveragesTable;
+  subject_percentiles: SubjectPercentilesTable;
   subject_alerts: SubjectAlertsTable;
   alert_decisions: AlertDecisionsTable;
   signal_scans: SignalScansTable;
+  vote_keys: VoteKeysTable;
+  vote_receipts: VoteReceiptsTable;
+  vote_totals: VoteTotalsTable;
 };
 
 export type Company = Selectable<CompaniesTable>;

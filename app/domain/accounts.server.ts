@@ -6,7 +6,7 @@ import type { Database } from "#app/db/schema.ts";
 import { runInBackground } from "#app/lib/background.server.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
-import type { Auth } from "#app/domain/auth.server.ts";
+import { type Auth, checkPassword, signInChecked } from "#app/domain/auth.server.ts";
 import { newPasswordSchema } from "./password-policy.server.ts";
 
 /** The texts of the accounts area; the first is the spec's. */
@@ -108,19 +108,27 @@ async function attempt<T>(
 
 export type SignInOutcome = { twoFactor: boolean };
 
-/** Signs in with e-mail and password. Unknown e-mail and wrong password get the same message and similar time. */
+/**
+ * Signs in with e-mail and password. An unknown e-mail and a wrong password get the same answer after the same work
+ * (checkPassword: one lookup, one argon2 verification); only the right password reaches better-auth.
+ */
 export async function signIn(
   auth: Auth,
   input: { email: string; password: string },
   headers: Headers,
 ): Promise<AccountResult<SignInOutcome>> {
+  const email = input.email.trim().toLowerCase();
+  const checked = await checkPassword(auth, email, input.password);
+  if (!checked) return failure(accountMessages.invalidCredentials, 401);
   return attempt(
     async () => {
-      const { headers: cookies, response } = await auth.api.signInEmail({
-        body: { email: input.email.trim().toLowerCase(), password: input.password, rememberMe: true },
-        headers,
-        returnHeaders: true,
-      });
+      const { headers: cookies, response } = await signInChecked(checked, () =>
+        auth.api.signInEmail({
+          body: { email, password: input.password, rememberMe: true },
+          headers,
+          returnHeaders: true,
+        }),
+      );
       return {
         headers: cookies,
         value: { twoFactor: Boolean((response as { twoFactorRedirect?: boolean }).twoFactorRedirect) },
@@ -163,13 +171,16 @@ export async function signOut(auth: Auth, headers: Headers): Promise<Headers> {
 }
 
 /**
- * Always the same answer, in the same time, whether or not an account uses the address (no account enumeration):
- * looking the address up, storing the token and sending the mail all happen in the background, after the answer.
+ * Always the same answer, after the same work, whether or not an account uses the address (no account enumeration):
+ * looking the address up, storing the token and sending the mail all happen in the background, once `answered`
+ * resolves (the answer is complete), so no part of them can delay it, nor can a slow mail server.
  * Tests wait for that with backgroundSettled().
  */
-export function requestPasswordReset(auth: Auth, address: string): void {
-  runInBackground("password reset", () =>
-    auth.api.requestPasswordReset({ body: { email: address, redirectTo: "/reset-password" } }),
+export function requestPasswordReset(auth: Auth, address: string, answered?: Promise<void>): void {
+  runInBackground(
+    "password reset",
+    () => auth.api.requestPasswordReset({ body: { email: address, redirectTo: "/reset-password" } }),
+    answered,
   );
 }
 

@@ -13,17 +13,28 @@ import { idPattern, maxId } from "#app/lib/params.ts";
 // API bodies are strict: a field the API does not know (a user id, a review count) is a 400, not silently dropped.
 // The HTML forms read only the fields they know, so they share the same rules without this.
 export const companyReviewSchema = companyReviewFields.strict();
-/** A company review sent on its own may carry a verification token, spent for the "Verified" badge. */
-export const companyReviewBodySchema = companyReviewFields
+/** A verification token sent with a review, spent for the "Verified" badge (see /.well-known/candor-keys.json). */
+const verificationToken = (domain: string) =>
+  z.string().max(1200).optional().describe(`A verification token for ${domain} (see /.well-known/candor-keys.json)`);
+const companyWebsiteToken = verificationToken("the company website's domain");
+/** A company review sent on its own may carry a verification token. */
+export const companyReviewBodySchema = companyReviewFields.extend({ verification_token: companyWebsiteToken }).strict();
+export const managerReviewSchema = managerReviewFields.strict();
+/** A manager review may carry a verification token of one of the manager's companies' domains. */
+const managerVerificationToken = verificationToken("the domain of one of the manager's companies' websites");
+export const managerReviewBodySchema = managerReviewFields
+  .extend({ verification_token: managerVerificationToken })
+  .strict();
+/** A manager review sent without an account: its one-review token stands in for the account. */
+export const tokenReviewBodySchema = managerReviewFields
   .extend({
-    verification_token: z
-      .string()
+    review_token: z
+      .string({ error: "required: the one-review token for this manager" })
       .max(1200)
-      .optional()
-      .describe("A verification token for the company website's domain (see /.well-known/candor-keys.json)"),
+      .describe("The one-review token obtained through POST /api/v1/managers/{managerId}/review-tokens"),
+    verification_token: managerVerificationToken,
   })
   .strict();
-export const managerReviewSchema = managerReviewFields.strict();
 const companySchema = companyFields.strict();
 const managerSchema = managerFields.strict();
 
@@ -52,6 +63,9 @@ export const countryParamSchema = z
   .string({ error: "required: an ISO 3166-1 alpha-2 code such as US" })
   .toUpperCase()
   .refine(isCountryCode, "must be a country code from GET /api/v1/countries");
+
+/** The lists of a country before a term is typed: `country` as in a search. */
+export const listQuerySchema = z.object({ country: countryParamSchema });
 
 export const suggestionQuerySchema = z.object({
   q: z
@@ -90,7 +104,9 @@ export function parseIdParam(name: string, value: string | undefined): number {
   return schema.parse({ [name]: value })[name]!;
 }
 
-export const newCompanyBodySchema = z.object({ company: companySchema, review: companyReviewSchema }).strict();
+export const newCompanyBodySchema = z
+  .object({ company: companySchema, review: companyReviewSchema, verification_token: companyWebsiteToken })
+  .strict();
 
 export const newManagerBodySchema = z
   .object({
@@ -98,6 +114,7 @@ export const newManagerBodySchema = z
     company: companySchema.optional(),
     manager: managerSchema,
     review: managerReviewSchema,
+    verification_token: companyWebsiteToken,
   })
   .strict()
   .refine((body) => (body.company_id === undefined) !== (body.company === undefined), {

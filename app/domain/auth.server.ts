@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
 import { type BetterAuthOptions, betterAuth } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
@@ -16,6 +18,54 @@ import { messages } from "#app/lib/messages.ts";
  */
 const argon2id = 2;
 const argon2Options = { algorithm: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+/**
+ * The hash of a random password that nobody knows, made with the parameters of every stored hash: an address
+ * without a password is checked against it, so that it costs the same argon2 verification as a wrong password.
+ */
+let noAccountHash: Promise<string> | undefined;
+function hashOfNoAccount(): Promise<string> {
+  noAccountHash ??= hash(randomBytes(32).toString("base64url"), argon2Options);
+  return noAccountHash;
+}
+
+/** A stored hash and the password just found to match it, while better-auth signs that password in. */
+const checkedPassword = new AsyncLocalStorage<{ stored: string; password: string }>();
+
+/** argon2 verification, unless this very pair was checked already in the sign-in under way (checkPassword). */
+function verifyPassword({ hash: stored, password }: { hash: string; password: string }): Promise<boolean> {
+  const checked = checkedPassword.getStore();
+  if (checked && checked.stored === stored && checked.password === password) return Promise.resolve(true);
+  return verify(stored, password);
+}
+
+export type CheckedPassword = { stored: string; password: string };
+
+/**
+ * Checks an e-mail address and password with the same work whatever the answer: one lookup of the address and one
+ * argon2 verification, against the account's hash, or against a hash of nobody's password where no account with a
+ * password uses the address. An unknown address then takes as long as a wrong password. The right password gives
+ * the pair to hand to signInChecked.
+ */
+export async function checkPassword(auth: Auth, email: string, password: string): Promise<CheckedPassword | null> {
+  const context = await auth.$context;
+  const found = await context.internalAdapter.findUserByEmail(email, { includeAccounts: true });
+  const credential = found?.accounts.find(
+    (account) => account.providerId === "credential" && account.accountId === found.user.id,
+  );
+  const stored = credential?.password ?? null;
+  const valid = await verify(stored ?? (await hashOfNoAccount()), password);
+  return stored !== null && valid ? { stored, password } : null;
+}
+
+/**
+ * Runs better-auth's sign-in (`signIn`) for a password checkPassword accepted: better-auth looks the account up
+ * again and verifies the password itself, and finds this pair already checked instead of spending a second argon2
+ * verification on it. Another hash (the password changed meanwhile) or password is verified as always.
+ */
+export function signInChecked<T>(checked: CheckedPassword, signIn: () => Promise<T>): Promise<T> {
+  return checkedPassword.run(checked, signIn);
+}
 
 /**
  * Every cookie better-auth may set. Over https they are named `__Host-candor.*`: a browser then keeps them only when
@@ -84,7 +134,7 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
       revokeSessionsOnPasswordReset: true,
       password: {
         hash: (password: string) => hash(password, argon2Options),
-        verify: ({ hash: stored, password }: { hash: string; password: string }) => verify(stored, password),
+        verify: verifyPassword,
       },
       // Links lead to our own pages, which call better-auth on the server; its HTTP handler is not exposed.
       sendResetPassword: async ({ user, token }: { user: { email: string }; token: string }) => {
@@ -151,6 +201,8 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
 }
 
 export function createAuth(db: Kysely<any>, engine: Engine, secret: string) {
+  // Made now, so that the first sign-in with an unknown address does not also pay for making it.
+  void hashOfNoAccount();
   return betterAuth(authOptions(db, engine, secret));
 }
 

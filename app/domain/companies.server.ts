@@ -1,20 +1,59 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
-import type { CompanyProfile, CompanyReviewItem, CompanySearchResult, Page } from "./public-shapes.server.ts";
+import type {
+  CompanyProfile,
+  CompanyReviewItem,
+  CompanySearchResult,
+  Page,
+  SearchLists,
+} from "./public-shapes.server.ts";
 import { companyTags } from "#app/lib/tags.ts";
 import { type ReviewListQuery, reviewListSchema, subjectReviews } from "./reviews.server.ts";
+import { subjectPeers } from "./percentiles.server.ts";
 import { hasOpenAlert } from "./signals.server.ts";
-import { companySubject, namePage, searchSubjects, subjectDistributions, subjectSummary } from "./subjects.server.ts";
+import { subjectTrend } from "./trends.server.ts";
+import {
+  cardMean,
+  companySubject,
+  namePage,
+  searchListRows,
+  searchSubjects,
+  subjectDistributions,
+  subjectSummary,
+  sumColumns,
+} from "./subjects.server.ts";
 
 type CompanySearchRow = {
   id: number;
   name: string;
   city: string;
+  industry: string;
   review_count: number;
   folded_name: string;
   is_demo: number;
-};
-const companySearchColumns = ["id", "name", "city", "review_count", "folded_name", "is_demo"] as const;
+} & Record<`sum_${string}`, number>;
+const companySearchColumns = [
+  "id",
+  "name",
+  "city",
+  "industry",
+  "review_count",
+  "folded_name",
+  "is_demo",
+  ...sumColumns(companySubject),
+];
+
+function companyCard(row: CompanySearchRow): CompanySearchResult {
+  return {
+    id: row.id,
+    name: row.name,
+    city: row.city,
+    industry: row.industry,
+    reviewCount: row.review_count,
+    mean: cardMean(row, companySubject, row.review_count),
+    isDemo: row.is_demo === 1,
+  };
+}
 
 /**
  * Companies of one country whose folded name contains the folded term, by name, keyset-paginated.
@@ -24,14 +63,14 @@ export function searchCompanies(
   query: { country: string; term: string; after?: string | null },
 ): Promise<Page<CompanySearchResult>> {
   return searchSubjects(db, companySubject, companySearchColumns, query, (rows: CompanySearchRow[]) =>
-    namePage(rows, (row) => ({
-      id: row.id,
-      name: row.name,
-      city: row.city,
-      reviewCount: row.review_count,
-      isDemo: row.is_demo === 1,
-    })),
+    namePage(rows, companyCard),
   );
+}
+
+/** A country's most reviewed and best rated companies: what a search shows before a term is typed. */
+export async function companyLists(db: Kysely<Database>, country: string): Promise<SearchLists<CompanySearchResult>> {
+  const rows = await searchListRows<CompanySearchRow>(db, companySubject, companySearchColumns, country, 1);
+  return { mostReviewed: rows.mostReviewed.map(companyCard), bestRated: rows.bestRated.map(companyCard) };
 }
 
 export async function findCompany(db: Kysely<Database>, id: number): Promise<CompanyProfile | undefined> {
@@ -55,6 +94,13 @@ export async function findCompany(db: Kysely<Database>, id: number): Promise<Com
       row.review_count,
       await subjectDistributions(db, companySubject, row.id),
       await hasOpenAlert(db, "company", row.id),
+      {
+        trend: await subjectTrend(db, companySubject, row.id),
+        peers: await subjectPeers(db, companySubject, row.id, {
+          country: row.country,
+          industrySection: row.industry_section,
+        }),
+      },
     ),
   };
 }

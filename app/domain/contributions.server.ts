@@ -16,7 +16,7 @@ import type {
   ManagerInput,
   ManagerReviewInput,
 } from "./contribution-input.server.ts";
-import { checkToken, VerificationError } from "./verification.server.ts";
+import { checkToken, managerWebsites, VerificationError } from "./verification.server.ts";
 import {
   AlreadyQueuedError,
   authorTag,
@@ -118,7 +118,7 @@ async function insertCompanyReview(
 ) {
   const { tags, recent_layoffs: layoffs, ...values } = review;
   // The aggregates first: updating no row means there is no such company, and nothing is written.
-  const found = await moveReviewShare(trx, companySubject, companyId, review, 1, () => ({
+  const found = await moveReviewShare(trx, companySubject, companyId, { ...review, created_on: day }, 1, () => ({
     // Reviews are dated with the publication day, so this one is among the latest (spec: has-on-call comes from
     // the latest review; within a batch, the shuffled order decides).
     latest_has_oncall: values.has_oncall,
@@ -152,9 +152,10 @@ async function insertManagerReview(
   review: ManagerReviewInput,
   day: string,
   keyHash: string | undefined,
+  verifiedDomain?: string,
 ) {
   const { tags, ...values } = review;
-  if (!(await moveReviewShare(trx, managerSubject, managerId, review, 1))) {
+  if (!(await moveReviewShare(trx, managerSubject, managerId, { ...review, created_on: day }, 1))) {
     throw new ContributionError("manager-not-found");
   }
   const id = newReviewId();
@@ -167,6 +168,7 @@ async function insertManagerReview(
       tags: JSON.stringify(tags),
       created_on: day,
       rating_total: ratingTotal(managerSubject, review),
+      verified_domain: verifiedDomain ?? null,
     })
     .execute();
   await insertReviewKey(trx, id, keyHash);
@@ -332,14 +334,33 @@ export function publishSoon(
   return run;
 }
 
+/**
+ * Seals `payload` into the queue, with the badge its verification token earned (`token`), whose spend is then
+ * pending; answers what it became, with the token's outcome.
+ */
 async function submit(
   db: Kysely<Database>,
   author: Author,
   settings: PublicationSettings,
   payload: QueuedReview,
   check: (trx: Trx) => Promise<void>,
-  receipt?: string,
-  spend?: string,
+  options: { receipt?: string; token?: TokenCheck; spends?: string[] } = {},
+): Promise<Submission> {
+  const { receipt, token = {} } = options;
+  const spends = [...(options.spends ?? []), ...(token.badge ? [token.badge.tokenHash] : [])];
+  const badged: QueuedReview = { ...payload, ...(token.badge ? { badge: token.badge } : {}) };
+  const submission = await submitSealed(db, author, settings, badged, check, receipt, spends);
+  return token.outcome ? { ...submission, badge: token.outcome } : submission;
+}
+
+async function submitSealed(
+  db: Kysely<Database>,
+  author: Author,
+  settings: PublicationSettings,
+  payload: QueuedReview,
+  check: (trx: Trx) => Promise<void>,
+  receipt: string | undefined,
+  spends: string[],
 ): Promise<Submission> {
   const atOnce = settings.intervalSeconds === 0;
   const key = newReviewKey();
@@ -348,7 +369,7 @@ async function submit(
   try {
     await enqueueReview(db, settings, sealed, check, {
       receipt,
-      spend,
+      spends,
       onId: (queued) => {
         id = queued;
         if (atOnce) awaiting.set(queued, undefined);
@@ -357,7 +378,10 @@ async function submit(
   } catch (error) {
     if (id) awaiting.delete(id);
     if (error instanceof AlreadyQueuedError) throw new ContributionError("already-reviewed");
-    if (error instanceof TokenQueuedError) throw new VerificationError("token-spent");
+    if (error instanceof TokenQueuedError) {
+      const oneReview = sealed.kind === "manager-review" && sealed.reviewToken === error.tokenHash;
+      throw new VerificationError(oneReview ? "review-token-spent" : "token-spent");
+    }
     throw error;
   }
   if (!atOnce || !id) return { published: false, reviewKey: key.key };
@@ -389,12 +413,33 @@ async function refuseExistingCompany(trx: Trx, company: CompanyInput): Promise<v
   if ((await publishedCompanyId(trx, company)) !== undefined) throw new ContributionError("company-exists");
 }
 
+/** What a verification token sent with a review earns: the sealed badge (and the token to spend), and the outcome. */
+type TokenCheck = { badge?: Badge; outcome?: BadgeOutcome };
+
 /**
- * Queues a review of a company (published with the next batch). A verification token sent with it is checked first
- * (its domain must be the company website's); it badges the review when the domain's threshold is met, and is then
- * marked spent in the queue, so a second review cannot spend it, waiting or published. Below the threshold the
- * review is queued without the badge and the token is left unspent.
+ * Checks a verification token sent with a review about a subject whose company websites are `websites` (one for a
+ * company; a manager's companies'): its domain must be one of theirs. It badges the review when the domain's
+ * threshold is met, and is then marked spent in the queue, so a second review cannot spend it, waiting or published.
+ * Below the threshold the review goes without the badge and the token is left unspent. No token, no check.
  */
+async function checkBadge(
+  db: Kysely<Database>,
+  token: string | undefined,
+  websites: () => Promise<string[]>,
+  subject: "company" | "manager",
+): Promise<TokenCheck> {
+  if (!token) return {};
+  const checked = await checkToken(db, token, await websites(), subject);
+  if (!checked.badge) {
+    return { outcome: { shown: false, domain: checked.domain, minPeople: checked.minPeople } };
+  }
+  return {
+    badge: { domain: checked.domain, tokenHash: checked.tokenHash },
+    outcome: { shown: true, domain: checked.domain },
+  };
+}
+
+/** Queues a review of a company (published with the next batch), with the badge its verification token earns. */
 export async function recordCompanyReview(
   db: Kysely<Database>,
   author: Author,
@@ -403,59 +448,49 @@ export async function recordCompanyReview(
   settings: PublicationSettings = publicationSettings(),
   verificationToken?: string,
 ): Promise<Submission> {
-  let badge: Badge | undefined;
-  let outcome: BadgeOutcome | undefined;
-  if (verificationToken) {
-    const { website } = await requireCompany(db, companyId);
-    const checked = await checkToken(db, verificationToken, website);
-    if (checked.badge) {
-      badge = { domain: checked.domain, tokenHash: checked.tokenHash };
-      outcome = { shown: true, domain: checked.domain };
-    } else {
-      outcome = { shown: false, domain: checked.domain, minPeople: checked.minPeople };
-    }
-  }
+  const token = await checkBadge(
+    db,
+    verificationToken,
+    async () => [(await requireCompany(db, companyId)).website],
+    "company",
+  );
   const payload: QueuedReview = {
     kind: "company-review",
     author: authorTag(author.secret, author.userId),
     companyId,
     review,
-    ...(badge ? { badge } : {}),
   };
-  const submission = await submit(
-    db,
-    author,
-    settings,
-    payload,
-    async (trx) => {
-      await requireCompany(trx, companyId);
-    },
-    undefined,
-    badge?.tokenHash,
-  );
-  return outcome ? { ...submission, badge: outcome } : submission;
+  const check = async (trx: Trx) => {
+    await requireCompany(trx, companyId);
+  };
+  return submit(db, author, settings, payload, check, { token });
 }
 
-/** Queues a new company together with its first review; the company appears when its review is published. */
+/**
+ * Queues a new company together with its first review; the company appears when its review is published. A
+ * verification token of the new company website's domain badges the review.
+ */
 export async function addCompany(
   db: Kysely<Database>,
   author: Author,
   company: CompanyInput,
   review: CompanyReviewInput,
   settings: PublicationSettings = publicationSettings(),
+  verificationToken?: string,
 ): Promise<Submission> {
+  const token = await checkBadge(db, verificationToken, async () => [company.website], "company");
   const payload: QueuedReview = {
     kind: "new-company",
     author: authorTag(author.secret, author.userId),
     company,
     review,
   };
-  return submit(db, author, settings, payload, (trx) => refuseExistingCompany(trx, company));
+  return submit(db, author, settings, payload, (trx) => refuseExistingCompany(trx, company), { token });
 }
 
 /**
  * Queues a review of a manager: one per account per manager, refused when the account's receipt is published or a
- * review with it waits in the queue.
+ * review with it waits in the queue. A verification token of one of the manager's companies' domains badges it.
  */
 export async function recordManagerReview(
   db: Kysely<Database>,
@@ -463,8 +498,19 @@ export async function recordManagerReview(
   managerId: number,
   review: ManagerReviewInput,
   settings: PublicationSettings = publicationSettings(),
+  verificationToken?: string,
 ): Promise<Submission> {
   const receipt = managerReviewReceipt(author, managerId);
+  const token = await checkBadge(
+    db,
+    verificationToken,
+    async () => {
+      const websites = await managerWebsites(db, managerId);
+      if (websites.length === 0) throw new ContributionError("manager-not-found");
+      return websites;
+    },
+    "manager",
+  );
   const payload: QueuedReview = {
     kind: "manager-review",
     author: authorTag(author.secret, author.userId),
@@ -482,19 +528,67 @@ export async function recordManagerReview(
       .executeTakeFirst();
     if (published) throw new ContributionError("already-reviewed");
   };
-  return submit(db, author, settings, payload, check, receipt);
+  return submit(db, author, settings, payload, check, { receipt, token });
+}
+
+/**
+ * Queues a review of a manager that spends a one-review token (review-tokens.server.ts checked it): no account, so
+ * no receipt (it was written when the token was issued); the token's hash is spent by the publishing batch, and
+ * waits meanwhile as a pending key, so the token cannot be spent twice. For counting distinct authors in a batch,
+ * the token stands in for its account.
+ */
+export async function submitTokenReview(
+  db: Kysely<Database>,
+  secret: string,
+  managerId: number,
+  review: ManagerReviewInput,
+  tokenHash: string,
+  settings: PublicationSettings = publicationSettings(),
+  verificationToken?: string,
+): Promise<Submission> {
+  const token = await checkBadge(
+    db,
+    verificationToken,
+    async () => {
+      const websites = await managerWebsites(db, managerId);
+      if (websites.length === 0) throw new ContributionError("manager-not-found");
+      return websites;
+    },
+    "manager",
+  );
+  const payload: QueuedReview = {
+    kind: "manager-review",
+    author: authorTag(secret, `one-review-token\u0000${tokenHash}`),
+    managerId,
+    reviewToken: tokenHash,
+    review,
+  };
+  const check = async (trx: Trx) => {
+    const manager = await trx.selectFrom("managers").select("id").where("id", "=", managerId).executeTakeFirst();
+    if (!manager) throw new ContributionError("manager-not-found");
+  };
+  return submit(db, { userId: "", secret }, settings, payload, check, { token, spends: [tokenHash] });
 }
 
 /**
  * Queues a new manager, linked to an existing company or one added with them, with the first review. The manager
- * appears with the next batch; the review waits for the manager's group (MANAGER_MIN_REVIEWS).
+ * appears with the next batch; the review waits for the manager's group (MANAGER_MIN_REVIEWS). A verification token
+ * of that company website's domain badges the review.
  */
 export async function addManager(
   db: Kysely<Database>,
   author: Author,
   input: { company: ManagerCompany; manager: ManagerInput; review: ManagerReviewInput },
   settings: PublicationSettings = publicationSettings(),
+  verificationToken?: string,
 ): Promise<Submission> {
+  const company = input.company;
+  const token = await checkBadge(
+    db,
+    verificationToken,
+    async () => ["id" in company ? (await requireCompany(db, company.id)).website : company.company.website],
+    "manager",
+  );
   const payload: QueuedReview = {
     kind: "new-manager",
     author: authorTag(author.secret, author.userId),
@@ -506,7 +600,7 @@ export async function addManager(
     else await refuseExistingCompany(trx, input.company.company);
     if ((await publishedManagerId(trx, input.manager)) !== undefined) throw new ContributionError("manager-exists");
   };
-  return submit(db, author, settings, payload, check);
+  return submit(db, author, settings, payload, check, { token });
 }
 
 export type CompanySuggestion = { id: number; name: string; city: string; country: string };

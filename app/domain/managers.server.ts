@@ -2,18 +2,30 @@ import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import { env } from "#app/lib/env.server.ts";
 import { type ManagerYesNo, managerYesNo } from "#app/lib/ratings.ts";
-import type { CompanyRef, ManagerCard, ManagerProfile, ManagerReviewItem, Page } from "./public-shapes.server.ts";
+import type {
+  CompanyRef,
+  ManagerCard,
+  ManagerProfile,
+  ManagerReviewItem,
+  Page,
+  SearchLists,
+} from "./public-shapes.server.ts";
 import { managerTags } from "#app/lib/tags.ts";
 import { type ReviewListQuery, reviewListSchema, subjectReviews } from "./reviews.server.ts";
+import { subjectPeers } from "./percentiles.server.ts";
 import { hasOpenAlert } from "./signals.server.ts";
+import { subjectTrend } from "./trends.server.ts";
 import {
+  cardMean,
   decodeNameCursor,
   managerSubject,
   namePage,
+  searchListRows,
   searchPageSize,
   searchSubjects,
   subjectDistributions,
   subjectSummary,
+  sumColumns,
 } from "./subjects.server.ts";
 
 /**
@@ -52,7 +64,7 @@ type ManagerCardRow = {
   review_count: number;
   folded_name: string;
   is_demo: number;
-};
+} & Record<`sum_${string}`, number>;
 
 const cardColumns = [
   "id",
@@ -63,23 +75,55 @@ const cardColumns = [
   "review_count",
   "folded_name",
   "is_demo",
-] as const;
+  ...sumColumns(managerSubject),
+];
 
-async function toCardPage(db: Kysely<Database>, rows: ManagerCardRow[]): Promise<Page<ManagerCard>> {
+/** The cards of `rows`, each with the companies its manager is linked to. */
+async function toCards(db: Kysely<Database>, rows: ManagerCardRow[]): Promise<ManagerCard[]> {
   const companies = await companiesOf(
     db,
-    rows.slice(0, searchPageSize).map((row) => row.id),
+    rows.map((row) => row.id),
   );
-  return namePage(rows, (row) => ({
-    id: row.id,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    title: row.title,
-    city: row.city,
-    reviewCount: shownReviewCount(row.review_count),
-    companies: companies.get(row.id) ?? [],
-    isDemo: row.is_demo === 1,
-  }));
+  return rows.map((row) => {
+    const reviewCount = shownReviewCount(row.review_count);
+    return {
+      id: row.id,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      title: row.title,
+      city: row.city,
+      reviewCount,
+      mean: cardMean(row, managerSubject, reviewCount),
+      companies: companies.get(row.id) ?? [],
+      isDemo: row.is_demo === 1,
+    };
+  });
+}
+
+async function toCardPage(db: Kysely<Database>, rows: ManagerCardRow[]): Promise<Page<ManagerCard>> {
+  const cards = await toCards(db, rows.slice(0, searchPageSize));
+  const byId = new Map(cards.map((card) => [card.id, card]));
+  return namePage(rows, (row) => byId.get(row.id)!);
+}
+
+/**
+ * A country's most reviewed and best rated managers with at least the small-team minimum of reviews: what a search
+ * shows before a term is typed.
+ */
+export async function managerLists(db: Kysely<Database>, country: string): Promise<SearchLists<ManagerCard>> {
+  const rows = await searchListRows<ManagerCardRow>(
+    db,
+    managerSubject,
+    cardColumns,
+    country,
+    env().MANAGER_MIN_REVIEWS,
+  );
+  const cards = await toCards(db, [...rows.mostReviewed, ...rows.bestRated]);
+  const byId = new Map(cards.map((card) => [card.id, card]));
+  return {
+    mostReviewed: rows.mostReviewed.map((row) => byId.get(row.id)!),
+    bestRated: rows.bestRated.map((row) => byId.get(row.id)!),
+  };
 }
 
 /**
@@ -102,13 +146,13 @@ export async function companyManagers(
   let select = db
     .selectFrom("manager_companies")
     .innerJoin("managers", "managers.id", "manager_companies.manager_id")
-    .select(cardColumns.map((column) => `managers.${column}` as const))
+    .select(cardColumns.map((column) => `managers.${column}` as "managers.id"))
     .where("manager_companies.company_id", "=", companyId)
     .orderBy("managers.folded_name")
     .orderBy("managers.id")
     .limit(searchPageSize + 1);
   if (key) select = select.where((eb) => eb(eb.refTuple("managers.folded_name", "managers.id"), ">", eb.tuple(...key)));
-  return toCardPage(db, await select.execute());
+  return toCardPage(db, (await select.execute()) as unknown as ManagerCardRow[]);
 }
 
 export async function findManager(db: Kysely<Database>, id: number): Promise<ManagerProfile | undefined> {
@@ -133,6 +177,10 @@ export async function findManager(db: Kysely<Database>, id: number): Promise<Man
       reviewCount,
       reviewCount > 0 ? await subjectDistributions(db, managerSubject, row.id) : { ratings: [], tags: [] },
       await hasOpenAlert(db, "manager", row.id),
+      {
+        trend: await subjectTrend(db, managerSubject, row.id, reviewCount > 0),
+        peers: reviewCount > 0 ? await subjectPeers(db, managerSubject, row.id, { country: row.country }) : [],
+      },
     ),
     yesCounts: Object.fromEntries(
       managerYesNo.map((key) => [key, reviewCount > 0 ? Number(row[`${key}_yes`]) : 0]),

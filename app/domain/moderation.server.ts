@@ -20,6 +20,7 @@ import {
 import { paths } from "#app/lib/paths.ts";
 import type { DecisionResult, ModerationLog, QueueItem, TransparencyReport } from "./public-shapes.server.ts";
 import { moveReviewShare } from "./aggregates.server.ts";
+import { orphanVotes } from "./helpful-votes.server.ts";
 import { parseTags, reviewCard } from "./reviews.server.ts";
 import { reviewKeyHash } from "./contributions.server.ts";
 import { companySubject, managerSubject } from "./subjects.server.ts";
@@ -196,26 +197,23 @@ export async function revokeRole(db: Kysely<Database>, email: string): Promise<b
 // ---------------------------------------------------------------------------------------------------------------
 // The queue
 
-/** Open reports grouped per review, the review reported longest ago first. */
+/** The reviews with undecided rows in `table` (reports or appeals), each with its first day, longest waiting first. */
+function undecidedPerReview(db: Kysely<Database>, table: "review_reports" | "review_appeals", limit: number) {
+  return db
+    .selectFrom(table)
+    .select(["review_id", sql<string>`min(received_on)`.as("first"), sql<number>`min(id)`.as("first_id")])
+    .where("decision_id", "is", null)
+    .groupBy("review_id")
+    .orderBy("first")
+    .orderBy("first_id")
+    .limit(limit)
+    .execute();
+}
+
+/** Open reports and appeals grouped per review, the review waiting longest first. */
 export async function moderationQueue(db: Kysely<Database>, limit = 50): Promise<QueueItem[]> {
-  const reported = await db
-    .selectFrom("review_reports")
-    .select(["review_id", sql<string>`min(received_on)`.as("first"), sql<number>`min(id)`.as("first_id")])
-    .where("decision_id", "is", null)
-    .groupBy("review_id")
-    .orderBy("first")
-    .orderBy("first_id")
-    .limit(limit)
-    .execute();
-  const appealed = await db
-    .selectFrom("review_appeals")
-    .select(["review_id", sql<string>`min(received_on)`.as("first"), sql<number>`min(id)`.as("first_id")])
-    .where("decision_id", "is", null)
-    .groupBy("review_id")
-    .orderBy("first")
-    .orderBy("first_id")
-    .limit(limit)
-    .execute();
+  const reported = await undecidedPerReview(db, "review_reports", limit);
+  const appealed = await undecidedPerReview(db, "review_appeals", limit);
   // One item per review, reports and appeals together, the one waiting longest first.
   const firstBy = new Map<string, string>();
   for (const group of [...reported, ...appealed]) {
@@ -470,7 +468,7 @@ export async function appealRemoval(db: Kysely<Database>, key: string, statement
 /**
  * Deletes the review the key opens, for good: off its subject's aggregates (unless removed already), with its key and
  * the reports and appeals still open about it. The decision log keeps what moderators decided; a manager's receipt
- * stays, so the account cannot review that manager again. On SQLite, secure_delete zeroes the rows in the file and
+ * stays, so the account cannot review that manager again, and so do its helpful votes' receipts (counted as orphaned). On SQLite, secure_delete zeroes the rows in the file and
  * emptying the WAL afterwards leaves no copy of them there (docs/anonymity.md).
  */
 export async function withdrawReview(db: Kysely<Database>, key: string): Promise<void> {
@@ -491,6 +489,7 @@ export async function withdrawReview(db: Kysely<Database>, key: string): Promise
       .where("decision_id", "is", null)
       .executeTakeFirst();
     const table = review.kind === "company" ? "company_reviews" : "manager_reviews";
+    await orphanVotes(trx, Number(review.row.helpful_votes));
     await trx.deleteFrom(table).where("id", "=", reviewId).executeTakeFirstOrThrow();
     if (review.kind === "company" && review.removedBy === null) await refreshLatestOncall(trx, review.subjectId);
   });

@@ -37,12 +37,21 @@ export const knownCitiesSchema = z
 
 export const tagsSchema = z.object({ company: z.array(z.string()), manager: z.array(z.string()) }).strict();
 
+const cardMean = z
+  .number()
+  .min(1)
+  .max(5)
+  .nullable()
+  .describe("The mean of all ratings of all reviews, one decimal; null while there are none to show");
+
 export const companySearchResultSchema = z
   .object({
     id: z.number().int(),
     name: z.string(),
     city: z.string(),
+    industry: z.string(),
     reviewCount: z.number().int(),
+    mean: cardMean,
     isDemo: z.boolean(),
   })
   .strict();
@@ -57,6 +66,7 @@ export const managerCardSchema = z
     title: z.string(),
     city: z.string(),
     reviewCount: z.number().int(),
+    mean: cardMean,
     companies: z.array(companyRefSchema),
     isDemo: z.boolean(),
   })
@@ -96,11 +106,69 @@ export function subjectSummarySchema<C extends string, Y extends string>(
     topTags: z
       .array(z.object({ tag: z.string(), count: z.number().int().min(1) }).strict())
       .describe("The most mentioned tags, most first, with how many reviews carry each"),
+    trend: trendSchema(criteria),
+    peers: z
+      .array(peerComparisonSchema(criteria))
+      .describe(
+        "How the subject compares with its country's peers (and a company's with its industry section's), " +
+          "computed by a scheduled job; a group is listed once it has enough ranked subjects",
+      ),
     isDemo: z.boolean(),
     unusualActivity: z
       .boolean()
       .describe("A manipulation signal fired and no moderator has looked yet: new reviews wait for one"),
   });
+}
+
+const mean = z.number().min(1).max(5);
+
+/** Means per month of publication, from stored monthly figures; months with too few reviews are left out. */
+export function trendSchema<C extends string>(criteria: readonly C[]) {
+  return z
+    .object({
+      minimumReviews: z.number().int().min(1).describe("A month is shown only with at least this many reviews"),
+      months: z.array(
+        z
+          .object({
+            month: z
+              .string()
+              .regex(/^\d{4}-\d{2}$/)
+              .describe("Year and month of publication (YYYY-MM)"),
+            reviewCount: z.number().int().min(1),
+            overall: mean.describe("Mean of all criteria of the month's reviews, one decimal"),
+            criteria: record(criteria, mean),
+          })
+          .strict(),
+      ),
+    })
+    .strict()
+    .describe("The latest months with enough reviews, oldest first (at most 24)");
+}
+
+const peerFigure = z
+  .object({
+    average: z.number().nullable().describe("Mean of the group's ranked subjects' averages, one decimal"),
+    percentile: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .nullable()
+      .describe("Share of the group's other ranked subjects with a lower average; null when this one is not ranked"),
+  })
+  .strict();
+
+export function peerComparisonSchema<C extends string>(criteria: readonly C[]) {
+  return z
+    .object({
+      scope: z.enum(["country", "industry"]),
+      code: z.string().describe("The country's ISO code or the industry section's letter"),
+      name: z.string(),
+      subjects: z.number().int().min(1).describe("How many subjects of the group are ranked"),
+      overall: peerFigure,
+      criteria: record(criteria, peerFigure),
+    })
+    .strict();
 }
 
 export const companyProfileSchema = z
@@ -134,6 +202,13 @@ export const managerProfileSchema = z
   })
   .strict();
 
+export const comparisonSchema = z
+  .discriminatedUnion("kind", [
+    z.object({ kind: z.literal("company"), items: z.array(companyProfileSchema) }).strict(),
+    z.object({ kind: z.literal("manager"), items: z.array(managerProfileSchema) }).strict(),
+  ])
+  .describe("2 to 4 companies or managers, in the order asked");
+
 /** A review card of either subject: its ratings and answers are keyed by the subject's criteria and questions. */
 export function reviewCardSchema<C extends string, Y extends string>(criteria: readonly C[], yesNo: readonly Y[]) {
   return z
@@ -145,16 +220,14 @@ export function reviewCardSchema<C extends string, Y extends string>(criteria: r
       tags: z.array(z.string()),
       text: z.string(),
       score,
+      helpfulVotes: z.number().int().min(0).describe("How many accounts marked this review as helpful."),
+      /** The registrable domain of the author's verified work address: "Verified: works at example.com". */
+      verifiedDomain: z.string().nullable(),
     })
     .strict();
 }
 
-export const companyReviewCardSchema = reviewCardSchema(companyCriteria, companyYesNo)
-  .extend({
-    /** The registrable domain of the author's verified work address: "Verified: works at example.com". */
-    verifiedDomain: z.string().nullable(),
-  })
-  .strict();
+export const companyReviewCardSchema = reviewCardSchema(companyCriteria, companyYesNo);
 export const managerReviewCardSchema = reviewCardSchema(managerCriteria, managerYesNo);
 
 /** What a removed review leaves in its place in a list: its month and the decision, never its text or ratings. */
@@ -264,6 +337,20 @@ export const transparencySchema = z
   })
   .strict();
 
+/** What a search shows before a term is typed: a country's most reviewed and best rated subjects. */
+export function searchListsSchema<T extends z.ZodType>(item: T) {
+  return z
+    .object({
+      mostReviewed: z.array(item).describe("The most reviewed first"),
+      bestRated: z
+        .array(item)
+        .describe(
+          "The highest mean first, each mean drawn towards 3 as if by 5 more reviews, so a single 5-star review does not top the list",
+        ),
+    })
+    .strict();
+}
+
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), next: nextCursor }).strict();
 }
@@ -294,6 +381,7 @@ export type TransparencyReport = z.infer<typeof transparencySchema>;
 export type AlertItem = z.infer<typeof alertItemSchema>;
 export type CompanyReviewItem = CompanyReviewCard | RemovedReview;
 export type ManagerReviewItem = ManagerReviewCard | RemovedReview;
+export type SearchLists<T> = { mostReviewed: T[]; bestRated: T[] };
 export type Page<T> = z.infer<ReturnType<typeof pageSchema<z.ZodType<T>>>>;
 
 export const companySuggestionsSchema = z
@@ -327,10 +415,12 @@ const reviewKey = z.string().describe("The review's one-time key: keep it; it is
 
 export const reportCreatedSchema = z.object({ id: z.number().int() }).strict();
 export const withdrawnSchema = z.object({ withdrawn: z.literal(true) }).strict();
-export const createdSchema = z.object({ id: z.number().int(), review_key: reviewKey }).strict();
 /** What became of a verification token sent with a review: the badge comes, or why not (then the token is unspent). */
 export const verificationOutcomeSchema = z
   .object({ badge: z.enum(["shown", "withheld"]), domain: z.string(), note: z.string() })
+  .strict();
+export const createdSchema = z
+  .object({ id: z.number().int(), review_key: reviewKey, verification: verificationOutcomeSchema.optional() })
   .strict();
 export const createdReviewSchema = z
   .object({ ok: z.literal(true), review_key: reviewKey, verification: verificationOutcomeSchema.optional() })
@@ -363,7 +453,18 @@ export const tokenPairSchema = z
     expires_in: z.number().int(),
     expires_at: z.number().int(),
     refresh_token: z.string(),
+    vote_key: z
+      .string()
+      .optional()
+      .describe(
+        "The account's vote key (password grant only): send it as Candor-Vote-Key with POST /api/v1/helpful-votes. The server keeps it only wrapped under the password; keep it as safely as the password.",
+      ),
   })
+  .strict();
+
+/** POST /api/v1/helpful-votes: the review's count after the vote, and whether the account's vote now stands. */
+export const helpfulVoteResultSchema = z
+  .object({ review_id: z.string(), helpful_votes: z.number().int().min(0), voted: z.boolean() })
   .strict();
 
 const publicKeyJwkSchema = z.object({ kty: z.literal("RSA"), n: z.string(), e: z.string() }).strict();
@@ -384,6 +485,16 @@ export const verificationChallengeSchema = z
 /** POST /api/v1/verification/tokens: the blind signatures, in the order of the blinded tokens. */
 export const verificationSignaturesSchema = z
   .object({ domain: z.string(), quarter: z.string(), key_id: z.string(), blind_signatures: z.array(z.string()) })
+  .strict();
+
+/** GET /api/v1/review-tokens/key: this quarter's one-review key. */
+export const reviewTokenKeySchema = z
+  .object({ period: z.string(), key_id: z.string(), public_key: publicKeyJwkSchema })
+  .strict();
+
+/** POST /api/v1/managers/{managerId}/review-tokens: the partially blind signature of the blinded token. */
+export const reviewTokenSignatureSchema = z
+  .object({ period: z.string(), key_id: z.string(), blind_signature: z.string() })
   .strict();
 
 /** GET /.well-known/candor-keys.json. */

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { describeEachEngine } from "#tests/support/test-database.ts";
 import { countRows, insertCompany, insertManager } from "#tests/support/test-fixtures.ts";
 import { today } from "#app/lib/ids.server.ts";
-import { sealedBytes } from "#app/lib/queue-keys.server.ts";
+import { QueueKeyMissingError, sealedBytes } from "#app/lib/queue-keys.server.ts";
 import {
   addCompany,
   addManager,
@@ -17,7 +17,14 @@ import {
   recordCompanyReview,
   recordManagerReview,
 } from "./contributions.server.ts";
-import { type PublicationSettings, type Publisher, publishQueued, queuedCount } from "./publication.server.ts";
+import {
+  forgetUnreadableQueue,
+  prepareQueueKeys,
+  type PublicationSettings,
+  type Publisher,
+  publishQueued,
+  queuedCount,
+} from "./publication.server.ts";
 import {
   author,
   company,
@@ -268,6 +275,63 @@ describeEachEngine("the publication queue", (database, engine) => {
     expect(stored?.review_count).toBe(submitted);
     const state = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
     expect(keyFiles()).toEqual([`${state.queue_id}.${state.key_id}.key`]);
+  });
+
+  it("refuses a process whose QUEUE_KEY_DIR lacks the key the database names, and lets one that shares it start", async () => {
+    const { db } = database();
+    // The first process to start makes the queue's first key, so every later one has a key to find.
+    await prepareQueueKeys(db, settings);
+    const state = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
+    expect(keyFiles()).toEqual([`${state.queue_id}.${state.key_id}.key`]);
+    await prepareQueueKeys(db, settings);
+    expect(keyFiles()).toEqual([`${state.queue_id}.${state.key_id}.key`]);
+
+    // Another machine with a directory of its own: it refuses to start, and to seal or publish.
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-other-keys-"));
+    try {
+      const other = { ...settings, keyDir: otherDir };
+      const refusal = prepareQueueKeys(db, other);
+      await expect(refusal).rejects.toBeInstanceOf(QueueKeyMissingError);
+      await expect(refusal).rejects.toThrow(`is not in QUEUE_KEY_DIR (${path.resolve(otherDir)})`);
+      await expect(
+        recordCompanyReview(db, people[0]!, await insertCompany(db, { name: "Acme" }), companyReview(), other),
+      ).rejects.toThrow(QueueKeyMissingError);
+      await recordCompanyReview(
+        db,
+        people[1]!,
+        await insertCompany(db, { name: "Initech" }),
+        companyReview(),
+        settings,
+      );
+      await expect(publishQueued(db, publisher, { settings: other, wait: true })).rejects.toThrow(QueueKeyMissingError);
+      expect(fs.readdirSync(otherDir)).toEqual([]);
+    } finally {
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
+    // Nothing was lost: the process with the shared directory publishes the queued review.
+    expect(await queuedCount(db)).toBe(1);
+    await publishQueued(db, publisher, { settings: { ...settings, minAuthors: 1 }, wait: true });
+    expect(await countRows(db, "company_reviews")).toBe(1);
+  });
+
+  it("after the key directory is lost, drops the queue nobody can open and lets processes start again", async () => {
+    const { db } = database();
+    await prepareQueueKeys(db, settings);
+    await recordCompanyReview(db, people[0]!, await insertCompany(db, { name: "Acme" }), companyReview(), settings);
+    const lost = fs.mkdtempSync(path.join(os.tmpdir(), "candor-lost-keys-"));
+    try {
+      const replacement = { ...settings, keyDir: lost };
+      await expect(prepareQueueKeys(db, replacement)).rejects.toThrow(QueueKeyMissingError);
+      expect(await forgetUnreadableQueue(db, replacement)).toBe(1);
+      expect(await queuedCount(db)).toBe(0);
+      expect(await countRows(db, "pending_receipts")).toBe(0);
+      await prepareQueueKeys(db, replacement);
+      const state = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
+      expect(fs.readdirSync(lost)).toEqual([`${state.queue_id}.${state.key_id}.key`]);
+      expect(await forgetUnreadableQueue(db, replacement)).toBe(0);
+    } finally {
+      fs.rmSync(lost, { recursive: true, force: true });
+    }
   });
 
   if (engine === "sqlite") {

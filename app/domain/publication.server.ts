@@ -4,12 +4,13 @@ import { truncateWal } from "#app/db/connection.server.ts";
 import { claimTurn, type Turn } from "./jobs.server.ts";
 import { isPostgres } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
-import { publicDataChanged } from "#app/lib/data-version.server.ts";
+import { type ChangeScope, publicDataChanged } from "#app/lib/data-version.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import {
   createQueueKey,
   destroyQueueKey,
   type QueueKey,
+  QueueKeyMissingError,
   readQueueKey,
   seal,
   sweepQueueKeys,
@@ -66,8 +67,18 @@ export type Badge = { domain: string; tokenHash: string };
  */
 export type QueuedReview = { keyHash?: string } & (
   | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput; badge?: Badge }
-  | { kind: "new-company"; author: string; company: CompanyInput; review: CompanyReviewInput }
-  | { kind: "manager-review"; author: string; managerId: number; receipt: string; review: ManagerReviewInput }
+  | { kind: "new-company"; author: string; company: CompanyInput; review: CompanyReviewInput; badge?: Badge }
+  | {
+      kind: "manager-review";
+      author: string;
+      managerId: number;
+      /** The account's receipt; none for a review that spends a one-review token (its receipt was written at issuance). */
+      receipt?: string;
+      /** The hash of the one-review token it spends, written to spent_tokens by the batch that publishes it. */
+      reviewToken?: string;
+      review: ManagerReviewInput;
+      badge?: Badge;
+    }
   | {
       kind: "new-manager";
       author: string;
@@ -76,6 +87,7 @@ export type QueuedReview = { keyHash?: string } & (
       company: ManagerCompany;
       manager: ManagerInput;
       review: ManagerReviewInput;
+      badge?: Badge;
     }
 );
 
@@ -101,6 +113,7 @@ export type Publisher = {
     review: ManagerReviewInput,
     day: string,
     keyHash: string | undefined,
+    verifiedDomain?: string,
   ) => Promise<void>;
   insertReceipt: (trx: Trx, receipt: string) => Promise<void>;
   insertSpentToken: (trx: Trx, tokenHash: string) => Promise<void>;
@@ -173,34 +186,70 @@ export async function enqueueReview(
   settings: PublicationSettings,
   payload: QueuedReview,
   check: (trx: Trx) => Promise<void>,
-  options: { receipt?: string; spend?: string; onId?: (id: string) => void } = {},
+  options: { receipt?: string; spends?: readonly string[]; onId?: (id: string) => void } = {},
 ): Promise<string> {
-  if ((await readState(db)).keyId === null) {
-    // The first key of a new queue; whoever gets the lock first makes it, the others find it made.
-    await withQueueLock(db, settings, true, async (trx, state) => {
-      if (state.keyId === null) await rotate(trx, settings);
-    });
-  }
+  await ensureQueueKey(db, settings);
   const id = newPendingId();
   options.onId?.(id);
   await db.transaction().execute(async (trx) => {
     // On PostgreSQL the share lock keeps a publication from replacing the key until this row is committed.
-    const state = await readState(trx, true);
-    if (state.keyId === null) throw new Error("The publication queue has no key.");
-    const key = readQueueKey(settings.keyDir, state.queueId, state.keyId);
-    await check(trx);
+    const key = await currentKey(trx, settings);
     if (options.receipt !== undefined && !(await takePendingKey(trx, pendingReceiptKey(key, options.receipt)))) {
       throw new AlreadyQueuedError();
     }
-    if (options.spend !== undefined && !(await takePendingKey(trx, pendingSpendKey(key, options.spend)))) {
-      throw new TokenQueuedError();
+    for (const spend of options.spends ?? []) {
+      if (!(await takePendingKey(trx, pendingSpendKey(key, spend)))) throw new TokenQueuedError(spend);
     }
+    // After the pending keys: a receipt written meanwhile by a one-review token's issuance (takeReceiptNow) took
+    // and released the same pending key in its committed transaction, and is seen here.
+    await check(trx);
     await trx
       .insertInto("pending_reviews")
       .values({ id, key_id: key.id, sealed: seal(key, id, payload) })
       .execute();
   });
   return id;
+}
+
+/** The queue's first key, made by whoever gets the lock first; the others find it made. */
+async function ensureQueueKey(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
+  if ((await readState(db)).keyId !== null) return;
+  await withQueueLock(db, settings, true, async (trx, state) => {
+    if (state.keyId === null) await rotate(trx, settings);
+  });
+}
+
+/** The queue's current key, with a share lock on PostgreSQL that keeps a publication from replacing it meanwhile. */
+async function currentKey(trx: Trx, settings: PublicationSettings): Promise<QueueKey> {
+  const state = await readState(trx, true);
+  if (state.keyId === null) throw new Error("The publication queue has no key.");
+  return readQueueKey(settings.keyDir, state.queueId, state.keyId);
+}
+
+/**
+ * Writes the receipt "this account has its one review of this manager" now, outside any batch: for a one-review
+ * token, whose review later arrives without an account. Refused (AlreadyQueuedError) when the receipt is published
+ * or a review with it waits in the queue. The pending key is taken and released in the same transaction, so a
+ * review queued at the same moment with this receipt either finds the key taken or, once this commits, the receipt.
+ */
+export async function takeReceiptNow(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+  receipt: string,
+): Promise<void> {
+  await ensureQueueKey(db, settings);
+  await db.transaction().execute(async (trx) => {
+    const pending = pendingReceiptKey(await currentKey(trx, settings), receipt);
+    if (!(await takePendingKey(trx, pending))) throw new AlreadyQueuedError();
+    const written = await trx
+      .insertInto("review_receipts")
+      .values({ receipt })
+      .onConflict((conflict) => conflict.column("receipt").doNothing())
+      .returning("receipt")
+      .executeTakeFirst();
+    if (!written) throw new AlreadyQueuedError();
+    await trx.deleteFrom("pending_receipts").where("key", "=", pending).execute();
+  });
 }
 
 /** Writes a pending key; false when it is taken already (the same receipt or token waits in the queue). */
@@ -224,9 +273,12 @@ export class AlreadyQueuedError extends Error {
 
 /** A review carrying this verification token already waits in the queue. */
 export class TokenQueuedError extends Error {
-  constructor() {
+  /** The hash of the token that waits already. */
+  readonly tokenHash: string;
+  constructor(tokenHash: string) {
     super("token already queued");
     this.name = "TokenQueuedError";
+    this.tokenHash = tokenHash;
   }
 }
 
@@ -317,6 +369,11 @@ export type PublicationResult = {
   subjects: Map<string, number>;
   /** Manipulation alerts this run raised (signals.server.ts). */
   alerts: number;
+  /**
+   * What the batch changed, for the page cache: the companies and managers whose pages now show more (a manager's
+   * companies with the manager), or undefined when anything may have changed (an alert was raised).
+   */
+  scope: ChangeScope | undefined;
 };
 
 type Opened = { id: string; payload: QueuedReview };
@@ -393,6 +450,9 @@ export async function publishQueued(
   const { settings, turn } = options;
   const outcome = await withQueueLock(db, settings, options.wait ?? false, async (trx, state) => {
     if (turn && !(await claimTurn(trx, turn))) return undefined;
+    // A key directory without the current key (not the one the other processes share) writes no key of its own.
+    if (state.keyId) readQueueKey(settings.keyDir, state.queueId, state.keyId);
+    // The rows are read after the rotation: its update waits for submissions still sealing under the old key.
     const rotation = await rotate(trx, settings);
     const rows = await trx.selectFrom("pending_reviews").selectAll().execute();
     const opened: Opened[] = rows.map((row) => ({
@@ -433,6 +493,11 @@ export async function publishQueued(
     };
     let published = 0;
     let created = 0;
+    const touched = { companies: new Set<number>(), managers: new Set<number>(), added: false };
+    // A badge's token is marked spent by the batch that publishes its review, among the batch's other writes.
+    const spend = (badge: Badge | undefined) => {
+      if (badge) writes.push(() => publisher.insertSpentToken(trx, badge.tokenHash));
+    };
     // Subjects first, in queue order (their ids are public and sequential anyway); the reviews after, shuffled.
     for (const { id, payload } of opened) {
       if (!publishable.has(id)) {
@@ -442,45 +507,66 @@ export async function publishQueued(
       switch (payload.kind) {
         case "company-review": {
           subjects.set(id, payload.companyId);
+          touched.companies.add(payload.companyId);
           const badge = payload.badge;
           writes.push(() =>
             publisher.insertCompanyReview(trx, payload.companyId, payload.review, day, payload.keyHash, badge?.domain),
           );
-          if (badge) writes.push(() => publisher.insertSpentToken(trx, badge.tokenHash));
+          spend(badge);
           published += 1;
           break;
         }
         case "new-company": {
           const companyId = await companyOf(payload.company);
           subjects.set(id, companyId);
-          writes.push(() => publisher.insertCompanyReview(trx, companyId, payload.review, day, payload.keyHash));
+          touched.companies.add(companyId);
+          touched.added = true;
+          const badge = payload.badge;
+          writes.push(() =>
+            publisher.insertCompanyReview(trx, companyId, payload.review, day, payload.keyHash, badge?.domain),
+          );
+          spend(badge);
           published += 1;
           break;
         }
-        case "manager-review":
+        case "manager-review": {
           subjects.set(id, payload.managerId);
+          touched.managers.add(payload.managerId);
+          const badge = payload.badge;
           writes.push(() =>
-            publisher.insertManagerReview(trx, payload.managerId, payload.review, day, payload.keyHash),
+            publisher.insertManagerReview(trx, payload.managerId, payload.review, day, payload.keyHash, badge?.domain),
           );
-          writes.push(() => publisher.insertReceipt(trx, payload.receipt));
+          const { receipt, reviewToken } = payload;
+          if (receipt !== undefined) writes.push(() => publisher.insertReceipt(trx, receipt));
+          if (reviewToken !== undefined) writes.push(() => publisher.insertSpentToken(trx, reviewToken));
+          spend(badge);
           published += 1;
           break;
+        }
         case "new-manager": {
           const companyId = "id" in payload.company ? payload.company.id : await companyOf(payload.company.company);
           const managerId = await publisher.createManager(trx, companyId, payload.manager, day);
           created += 1;
+          touched.managers.add(managerId);
+          touched.added = true;
+          const receipt = publisher.receiptFor(payload.userId, managerId);
           const firstReview: QueuedReview = {
             kind: "manager-review",
             author: payload.author,
             managerId,
-            receipt: publisher.receiptFor(payload.userId, managerId),
+            receipt,
             review: payload.review,
             ...(payload.keyHash ? { keyHash: payload.keyHash } : {}),
+            ...(payload.badge ? { badge: payload.badge } : {}),
           };
           if (settings.managerMinReviews <= 1) {
             subjects.set(id, managerId);
-            writes.push(() => publisher.insertManagerReview(trx, managerId, payload.review, day, payload.keyHash));
-            writes.push(() => publisher.insertReceipt(trx, firstReview.receipt));
+            const badge = payload.badge;
+            writes.push(() =>
+              publisher.insertManagerReview(trx, managerId, payload.review, day, payload.keyHash, badge?.domain),
+            );
+            writes.push(() => publisher.insertReceipt(trx, receipt));
+            spend(badge);
             published += 1;
           } else {
             held.push(firstReview);
@@ -494,7 +580,13 @@ export async function publishQueued(
     return {
       rotation,
       changed: published + created + watched.raised > 0,
-      result: { published, held: held.length, subjects, alerts: watched.raised },
+      result: {
+        published,
+        held: held.length,
+        subjects,
+        alerts: watched.raised,
+        scope: watched.raised > 0 ? undefined : await scopeOf(trx, touched),
+      },
     };
   });
   if (!outcome?.value) return undefined;
@@ -502,22 +594,45 @@ export async function publishQueued(
   for (const keyId of rotation.oldKeyIds) {
     if (keyId !== rotation.newKey.id) destroyQueueKey(settings.keyDir, outcome.state.queueId, keyId);
   }
-  // The only place reviews change the public pages: cached pages change per batch, never per submission.
-  if (changed) publicDataChanged();
+  // The only place reviews change the public pages: cached pages change per batch, never per submission, and only
+  // those of the subjects the batch touched (and lists).
+  if (changed) publicDataChanged(result.scope);
   await truncateWal(db);
   return result;
 }
 
+/** The touched companies and managers, with every company of a touched manager (its pages list the manager). */
+async function scopeOf(
+  trx: Kysely<Database>,
+  touched: { companies: Set<number>; managers: Set<number>; added: boolean },
+): Promise<ChangeScope> {
+  const managers = [...touched.managers];
+  const companies = new Set(touched.companies);
+  for (let at = 0; at < managers.length; at += 500) {
+    const links = await trx
+      .selectFrom("manager_companies")
+      .select("company_id")
+      .where("manager_id", "in", managers.slice(at, at + 500))
+      .execute();
+    for (const link of links) companies.add(link.company_id);
+  }
+  return { companies: [...companies], managers, ...(touched.added ? { added: true } : {}) };
+}
+
 /**
  * The pending receipts of these queued reviews under `key`: one for each queued review of a known manager, and one
- * for each verification token a queued company review spends.
+ * for each verification token a queued review spends.
  */
 function pendingReceiptsOf(key: QueueKey, items: readonly { payload: QueuedReview }[]): string[] {
-  return items.flatMap(({ payload }) => {
-    if (payload.kind === "manager-review") return [pendingReceiptKey(key, payload.receipt)];
-    if (payload.kind === "company-review" && payload.badge) return [pendingSpendKey(key, payload.badge.tokenHash)];
-    return [];
-  });
+  return items.flatMap(({ payload }) => [
+    ...(payload.kind === "manager-review" && payload.receipt !== undefined
+      ? [pendingReceiptKey(key, payload.receipt)]
+      : []),
+    ...(payload.kind === "manager-review" && payload.reviewToken !== undefined
+      ? [pendingSpendKey(key, payload.reviewToken)]
+      : []),
+    ...(payload.badge ? [pendingSpendKey(key, payload.badge.tokenHash)] : []),
+  ]);
 }
 
 /** Seals held reviews again under the new key, with new ids, and re-keys their pending receipts. */
@@ -557,9 +672,21 @@ export async function withPublicationLock<T>(
   return outcome?.value;
 }
 
-/** Destroys the key files no queued row refers to (at start-up: what a crash between commit and deletion left). */
-export async function sweepOrphanKeys(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
-  await withQueueLock(db, settings, true, async () => undefined);
+/**
+ * At start-up: destroys the key files no queued row refers to (what a crash between commit and deletion left), makes
+ * the queue's first key if it has none, and checks that every key the database names is in this process's key
+ * directory. A process whose QUEUE_KEY_DIR is not the one the others use (another machine's local directory) thus
+ * refuses to start with QueueKeyMissingError, instead of failing each submission it receives, or sealing reviews
+ * with a key that the process which publishes cannot read.
+ */
+export async function prepareQueueKeys(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
+  await withQueueLock(db, settings, true, async (trx, state) => {
+    const current = state.keyId ?? (await rotate(trx, settings)).newKey.id;
+    const used = await trx.selectFrom("pending_reviews").select("key_id").distinct().execute();
+    for (const keyId of new Set([current, ...used.map((row) => row.key_id)])) {
+      readQueueKey(settings.keyDir, state.queueId, keyId);
+    }
+  });
 }
 
 /**
@@ -573,7 +700,8 @@ export async function forgetUnreadableQueue(db: Kysely<Database>, settings: Publ
   try {
     readQueueKey(settings.keyDir, state.queueId, state.keyId);
     return 0;
-  } catch {
+  } catch (error) {
+    if (!(error instanceof QueueKeyMissingError)) throw error;
     const dropped = await queuedCount(db);
     await db.transaction().execute(async (trx) => {
       await trx.deleteFrom("pending_reviews").where("id", "is not", null).execute();

@@ -9,14 +9,7 @@ import { averageScore } from "#app/lib/ratings.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { escapeLike } from "#app/lib/fold.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
-import type {
-  CompanyReviewCard,
-  CompanyReviewItem,
-  Page,
-  RemovedReview,
-  ReviewCard,
-  ReviewItem,
-} from "./public-shapes.server.ts";
+import type { CompanyReviewItem, Page, RemovedReview, ReviewCard, ReviewItem } from "./public-shapes.server.ts";
 import { type Subject, type companySubject, pageOf } from "./subjects.server.ts";
 
 export const reviewsPageSize = 10;
@@ -36,18 +29,13 @@ export function parseTags(tags: string): string[] {
 }
 
 /**
- * What a review card shows. The date is the month only (docs/data-model.md, what is never stored). A company review
- * also shows the author's verified work domain, or null.
+ * What a review card shows. The date is the month only (docs/data-model.md, what is never stored). It also shows
+ * the author's verified work domain, or null.
  */
-export function reviewCard(subject: typeof companySubject, row: CompanyReview): CompanyReviewCard;
 export function reviewCard<C extends string, Y extends string>(
   subject: Subject<C, Y>,
   row: CompanyReview | ManagerReview,
-): ReviewCard<C, Y>;
-export function reviewCard<C extends string, Y extends string>(
-  subject: Subject<C, Y>,
-  row: CompanyReview | ManagerReview,
-): ReviewCard<C, Y> | CompanyReviewCard {
+): ReviewCard<C, Y> {
   const ratings = pick(row, subject.criteria);
   return {
     id: row.id,
@@ -57,7 +45,8 @@ export function reviewCard<C extends string, Y extends string>(
     tags: parseTags(row.tags),
     text: row.review_text,
     score: averageScore(Object.values(ratings)),
-    ...("verified_domain" in row ? { verifiedDomain: row.verified_domain } : {}),
+    helpfulVotes: Number(row.helpful_votes),
+    verifiedDomain: row.verified_domain ?? null,
   };
 }
 
@@ -93,12 +82,12 @@ export function removedReview(
   };
 }
 
-/** The orders a subject's reviews can be listed in: newest first, or by overall score either way. */
-export const reviewSorts = ["newest", "highest", "lowest"] as const;
+/** The orders a subject's reviews can be listed in: newest first, by overall score either way, or most helpful. */
+export const reviewSorts = ["newest", "highest", "lowest", "helpful"] as const;
 export type ReviewSort = (typeof reviewSorts)[number];
 
 export const reviewListMessages = {
-  sort: "Choose how to sort: newest, highest or lowest.",
+  sort: "Choose how to sort: newest, highest, lowest or most helpful.",
   rating: "Choose an overall score from 1 to 5.",
   tag: "Choose a tag from the list.",
   words: `Type at most ${maxSearchTermLength} characters to find.`,
@@ -140,11 +129,11 @@ export function isNarrowed(list: ReviewListQuery): boolean {
 }
 
 /**
- * A subject's reviews, keyset-paginated after the review `before` names: newest first by (created_on, id), or by
- * `rating_total` (highest or lowest first, newest first among equals), narrowed to an overall score, a tag and words
- * of the text. Plain newest first, a removed review keeps its place as a marker; narrowed lists leave it out.
- * Every order runs on an index of the subject's reviews (`*_newest`, `*_by_total`); a tag or words are checked on
- * the subject's rows only.
+ * A subject's reviews, keyset-paginated after the review `before` names: newest first by (created_on, id), by
+ * `rating_total` (highest or lowest first, newest first among equals) or by `helpful_votes` (most first, newest
+ * first among equals), narrowed to an overall score, a tag and words of the text. Plain newest first, a removed
+ * review keeps its place as a marker; narrowed lists leave it out. Every order runs on an index of the subject's
+ * reviews (`*_newest`, `*_by_total`, `*_by_helpful`); a tag or words are checked on the subject's rows only.
  */
 export async function subjectReviews(
   db: Kysely<Database>,
@@ -172,7 +161,7 @@ export async function subjectReviews<C extends string, Y extends string>(
   const position = afterId
     ? await db
         .selectFrom(reviewTable)
-        .select(["created_on", "id", "rating_total"])
+        .select(["created_on", "id", "rating_total", "helpful_votes"])
         .where("id", "=", afterId)
         .where(subjectColumn, "=", subjectId)
         .executeTakeFirst()
@@ -180,6 +169,7 @@ export async function subjectReviews<C extends string, Y extends string>(
   let select = db.selectFrom(reviewTable).selectAll().where(subjectColumn, "=", subjectId);
   if (list.sort === "highest") select = select.orderBy("rating_total", "desc");
   if (list.sort === "lowest") select = select.orderBy("rating_total", "asc");
+  if (list.sort === "helpful") select = select.orderBy("helpful_votes", "desc");
   select = select
     .orderBy("created_on", "desc")
     .orderBy("id", "desc")
@@ -188,6 +178,10 @@ export async function subjectReviews<C extends string, Y extends string>(
     select = select.where((eb) => {
       const older = eb(eb.refTuple("created_on", "id"), "<", eb.tuple(position.created_on, position.id));
       if (list.sort === "newest") return older;
+      if (list.sort === "helpful") {
+        const fewer = eb("helpful_votes", "<", position.helpful_votes);
+        return eb.or([fewer, eb.and([eb("helpful_votes", "=", position.helpful_votes), older])]);
+      }
       const past = eb("rating_total", list.sort === "highest" ? "<" : ">", position.rating_total);
       return eb.or([past, eb.and([eb("rating_total", "=", position.rating_total), older])]);
     });

@@ -6,7 +6,7 @@ import { maxId } from "#app/lib/params.ts";
 import { companyCountedYesNo, companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
 import { fold } from "#app/lib/fold.ts";
 import { topTagsShown } from "#app/lib/limits.ts";
-import { meanWithInterval, oneDecimal, percent } from "#app/lib/stats.ts";
+import { meanWithInterval, oneDecimal, percent } from "#app/lib/statistics.ts";
 import { searchByName } from "./name-search.server.ts";
 import type { Page, SubjectSummary } from "./public-shapes.server.ts";
 
@@ -19,6 +19,8 @@ export type Subject<C extends string = string, Y extends string = string> = {
   kind: SubjectKind;
   table: "companies" | "managers";
   reviewTable: "company_reviews" | "manager_reviews";
+  /** Its monthly buckets: reviews and sums per criterion by month of publication. */
+  monthTable: "company_months" | "manager_months";
   /** The column of a review row that names its subject. */
   subjectColumn: "company_id" | "manager_id";
   criteria: readonly C[];
@@ -31,6 +33,7 @@ export const companySubject = {
   kind: "company",
   table: "companies",
   reviewTable: "company_reviews",
+  monthTable: "company_months",
   subjectColumn: "company_id",
   criteria: companyCriteria,
   yesNo: companyYesNo,
@@ -41,6 +44,7 @@ export const managerSubject = {
   kind: "manager",
   table: "managers",
   reviewTable: "manager_reviews",
+  monthTable: "manager_months",
   subjectColumn: "manager_id",
   criteria: managerCriteria,
   yesNo: managerYesNo,
@@ -106,6 +110,72 @@ export async function searchSubjects<Row, Item>(
   return toPage(rows);
 }
 
+/** How many subjects each list of a search before a term shows ("Most reviewed", "Best rated"). */
+export const searchListLength = 5;
+
+/**
+ * How far down a country's "Best rated" index the list reads at most: managers with fewer reviews than the
+ * small-team minimum are ranked there but not shown, and skipping them must stay bounded.
+ */
+const bestRatedWindow = 200;
+
+/** The columns of a subject row a card needs for its mean: the sums of every criterion. */
+export function sumColumns(subject: Subject): string[] {
+  return subject.criteria.map((key) => `sum_${key}`);
+}
+
+/** A card's mean of all ratings with one decimal, from the row's sums; null when no review may be shown. */
+export function cardMean(row: Record<string, unknown>, subject: Subject, shownReviewCount: number): number | null {
+  if (shownReviewCount <= 0) return null;
+  const total = subject.criteria.reduce((sum, key) => sum + Number(row[`sum_${key}`]), 0);
+  return oneDecimal(total / (shownReviewCount * subject.criteria.length));
+}
+
+/**
+ * The rows of a country's "Most reviewed" and "Best rated" lists, each the end of one index range
+ * (`<table>_most_reviewed`, `<table>_best_rated`), never a scan: subjects with at least `minReviews` reviews.
+ */
+export async function searchListRows<Row>(
+  db: Kysely<Database>,
+  subject: Subject,
+  columns: readonly string[],
+  country: string,
+  minReviews: number,
+): Promise<{ mostReviewed: Row[]; bestRated: Row[] }> {
+  const anyDb = db as unknown as Kysely<any>;
+  const least = Math.max(1, minReviews);
+  const window = anyDb
+    .selectFrom(subject.table)
+    .select("id")
+    .where("country", "=", country)
+    .where("rating_rank", ">", 0)
+    .orderBy("rating_rank", "desc")
+    .orderBy("id", "desc")
+    .limit(bestRatedWindow)
+    .as("w");
+  const [mostReviewed, bestRated] = await Promise.all([
+    anyDb
+      .selectFrom(subject.table)
+      .select([...columns])
+      .where("country", "=", country)
+      .where("review_count", ">=", least)
+      .orderBy("review_count", "desc")
+      .orderBy("id", "desc")
+      .limit(searchListLength)
+      .execute(),
+    anyDb
+      .selectFrom(window)
+      .innerJoin(`${subject.table} as t`, "t.id", "w.id")
+      .select(columns.map((column) => `t.${column}`))
+      .where("t.review_count", ">=", least)
+      .orderBy("t.rating_rank", "desc")
+      .orderBy("t.id", "desc")
+      .limit(searchListLength)
+      .execute(),
+  ]);
+  return { mostReviewed: mostReviewed as Row[], bestRated: bestRated as Row[] };
+}
+
 type SubjectRow = Pick<Company | Manager, "country" | "is_demo" | "sum_total_squares">;
 
 /** A subject's stored distributions: reviews per value of each criterion (and "overall"), and per tag. */
@@ -158,7 +228,8 @@ function histogramOf(distributions: Distributions, criterion: string): number[] 
  * What the profile of either subject shows of its stored aggregates: averages per criterion, the overall score and
  * its mean with a 95% interval (from the running sums), the shares of yes, the distributions, and where it is.
  * `reviewCount` is the count the page may show: at 0 (a manager below the small-team minimum) nothing is shown.
- * `unusualActivity`: whether an alert on the subject waits for a moderator (signals.server.ts).
+ * `unusualActivity`: whether an alert on the subject waits for a moderator (signals.server.ts). `trend` and `peers`
+ * come from the monthly buckets and the percentile job (trends.server.ts, percentiles.server.ts).
  */
 export function subjectSummary<C extends string, Y extends string>(
   row: SubjectRow & Record<string, unknown>,
@@ -166,6 +237,7 @@ export function subjectSummary<C extends string, Y extends string>(
   reviewCount: number,
   distributions: Distributions,
   unusualActivity: boolean,
+  comparisons: Pick<SubjectSummary<C, Y>, "trend" | "peers">,
 ): SubjectSummary<C, Y> {
   const shown = reviewCount > 0 ? distributions : { ratings: [], tags: [] };
   const total = subject.criteria.reduce((sum, key) => sum + Number(row[`sum_${key}`]), 0);
@@ -193,6 +265,8 @@ export function subjectSummary<C extends string, Y extends string>(
       >,
     },
     topTags: shown.tags.map((row) => ({ tag: row.tag, count: Number(row.count) })),
+    trend: comparisons.trend,
+    peers: reviewCount > 0 ? comparisons.peers : [],
     isDemo: row.is_demo === 1,
     unusualActivity,
   };

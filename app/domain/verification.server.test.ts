@@ -4,9 +4,17 @@ import { expect, it, vi } from "vitest";
 import type { Database } from "#app/db/schema.ts";
 import { describeEachEngine, tableNames } from "#tests/support/test-database.ts";
 import { insertCompany } from "#tests/support/test-fixtures.ts";
-import { author, companyReview, testReceiptSecret } from "#tests/support/test-contributions.ts";
+import { insertManager } from "#tests/support/test-fixtures.ts";
+import {
+  author,
+  company,
+  companyReview,
+  manager,
+  managerReview,
+  testReceiptSecret,
+} from "#tests/support/test-contributions.ts";
 import { importPublicKey, quarterOf, toBase64url } from "#app/lib/verification-token.ts";
-import { recordCompanyReview } from "./contributions.server.ts";
+import { addCompany, addManager, recordCompanyReview, recordManagerReview } from "./contributions.server.ts";
 import { type PublicationSettings, publicationSettings, publishQueued } from "./publication.server.ts";
 import { contributionPublisher } from "./contributions.server.ts";
 import {
@@ -102,7 +110,7 @@ describeEachEngine("verifying a work address", (database, engine) => {
     const [token, second, third] = await verify(db, "Jane.Doe@Mail.Acmecorp.com ".trim().toLowerCase(), { count: 3 });
     expect([token, second, third].every(Boolean)).toBe(true);
     const website = "https://www.acmecorp.com/careers";
-    expect(await checkToken(db, token!, website, { minPeople: 1 })).toMatchObject({
+    expect(await checkToken(db, token!, [website], "company", { minPeople: 1 })).toMatchObject({
       badge: true,
       domain: "acmecorp.com",
     });
@@ -235,5 +243,116 @@ describeEachEngine("spending a verification token", (database) => {
       "token-invalid",
     );
     expect(await db.selectFrom("company_reviews").selectAll().execute()).toEqual([]);
+  });
+});
+
+describeEachEngine("a verification token on manager reviews and new subjects", (database) => {
+  /** Ten addresses of the domain verified, so its badge shows; answers `count` tokens of the last one. */
+  async function crowd(db: Db, domain: string, count: number): Promise<string[]> {
+    for (let person = 1; person < 10; person++) await verify(db, `p${person}@${domain}`);
+    return verify(db, `p0@${domain}`, { count });
+  }
+
+  it("badges a manager review with the domain of one of the manager's companies, once", async () => {
+    const { db } = database();
+    const globex = await insertCompany(db, { name: "Globex", website: "https://globex.example.org" });
+    const acme = await insertCompany(db, { name: "Acme", website: "https://jobs.acmecorp.com" });
+    const managerId = await insertManager(db, { first_name: "Ada", last_name: "Byron" }, [globex, acme]);
+    const [token] = await crowd(db, "acmecorp.com", 1);
+    const submission = await recordManagerReview(db, author("m1"), managerId, managerReview(), undefined, token);
+    expect(submission.badge).toEqual({ shown: true, domain: "acmecorp.com" });
+    const rows = await db.selectFrom("manager_reviews").select("verified_domain").execute();
+    expect(rows).toEqual([{ verified_domain: "acmecorp.com" }]);
+    expect(await db.selectFrom("spent_tokens").selectAll().execute()).toHaveLength(1);
+    await refusal(recordManagerReview(db, author("m2"), managerId, managerReview(), undefined, token), "token-spent");
+  });
+
+  it("refuses a manager review's token of a domain none of the manager's companies is on", async () => {
+    const { db } = database();
+    const globex = await insertCompany(db, { name: "Globex", website: "https://globex.example.org" });
+    const managerId = await insertManager(db, { first_name: "Ada", last_name: "Byron" }, [globex]);
+    const [token] = await verify(db, "eve@acmecorp.com");
+    const error = await refusal(
+      recordManagerReview(db, author("m1"), managerId, managerReview(), undefined, token),
+      "token-domain",
+    );
+    expect(error.message).toBe(
+      "This verification token is for acmecorp.com, but this manager's companies are on example.org.",
+    );
+    expect(await db.selectFrom("manager_reviews").selectAll().execute()).toEqual([]);
+  });
+
+  it("badges the first review of a company added with it, and of a manager added with an existing or new company", async () => {
+    const { db } = database();
+    const [forCompany, forManager, forBoth, foreign] = await crowd(db, "acmecorp.com", 4);
+    const added = await addCompany(
+      db,
+      author("a1"),
+      company({ name: "Acme Corp", website: "https://www.acmecorp.com" }),
+      companyReview(),
+      undefined,
+      forCompany,
+    );
+    expect(added.badge).toEqual({ shown: true, domain: "acmecorp.com" });
+    const acme = await db
+      .selectFrom("companies")
+      .select("id")
+      .where("name", "=", "Acme Corp")
+      .executeTakeFirstOrThrow();
+    expect(
+      await db.selectFrom("company_reviews").select("verified_domain").where("company_id", "=", acme.id).execute(),
+    ).toEqual([{ verified_domain: "acmecorp.com" }]);
+
+    const withExisting = await addManager(
+      db,
+      author("a2"),
+      { company: { id: acme.id }, manager: manager({ linkedin_url: "linkedin.com/in/ada" }), review: managerReview() },
+      undefined,
+      forManager,
+    );
+    expect(withExisting.badge).toEqual({ shown: true, domain: "acmecorp.com" });
+
+    // A new manager whose review waits for its group (MANAGER_MIN_REVIEWS = 2) keeps its badge while it waits.
+    const grouped = { ...queued, managerMinReviews: 2 };
+    await addManager(
+      db,
+      author("a3"),
+      {
+        company: { company: company({ name: "Acme Labs", website: "acmecorp.com/labs" }) },
+        manager: manager({ first_name: "Grace", linkedin_url: "linkedin.com/in/grace" }),
+        review: managerReview(),
+      },
+      grouped,
+      forBoth,
+    );
+    await refusal(
+      addCompany(
+        db,
+        author("a4"),
+        company({ name: "Globex", website: "globex.example.org" }),
+        companyReview(),
+        grouped,
+        foreign,
+      ),
+      "token-domain",
+    );
+    await publishQueued(db, contributionPublisher(secret), { settings: grouped });
+    const grace = await db
+      .selectFrom("managers")
+      .select("id")
+      .where("first_name", "=", "Grace")
+      .executeTakeFirstOrThrow();
+    // The spend waits with the held review: the same token is refused meanwhile.
+    await refusal(recordManagerReview(db, author("a5"), grace.id, managerReview(), grouped, forBoth), "token-spent");
+    await recordManagerReview(db, author("a6"), grace.id, managerReview(), grouped);
+    await publishQueued(db, contributionPublisher(secret), { settings: grouped });
+    const graceReviews = await db
+      .selectFrom("manager_reviews")
+      .select("verified_domain")
+      .where("manager_id", "=", grace.id)
+      .execute();
+    expect(graceReviews.map((row) => row.verified_domain).sort()).toEqual(["acmecorp.com", null]);
+    // Three tokens spent: the company's, the existing company's manager's, and the new one's.
+    expect(await db.selectFrom("spent_tokens").selectAll().execute()).toHaveLength(3);
   });
 });

@@ -49,7 +49,12 @@ export type VerificationFailure =
   | "token-invalid"
   | "token-domain"
   | "token-quarter"
-  | "token-spent";
+  | "token-spent"
+  | "review-token-taken"
+  | "review-token-invalid"
+  | "review-token-manager"
+  | "review-token-spent"
+  | "review-token-session";
 
 export class VerificationError extends Error {
   readonly kind: VerificationFailure;
@@ -67,6 +72,11 @@ export class VerificationError extends Error {
       "token-domain": [m.tokenInvalid, 400],
       "token-quarter": [m.tokenQuarter, 400],
       "token-spent": [m.tokenSpent, 409],
+      "review-token-taken": [m.reviewTokenTaken, 409],
+      "review-token-invalid": [m.reviewTokenInvalid, 400],
+      "review-token-manager": [m.reviewTokenManager, 400],
+      "review-token-spent": [m.reviewTokenSpent, 409],
+      "review-token-session": [m.reviewTokenSession, 400],
     };
     const [text, status] = defaults[kind];
     super(message ?? text);
@@ -144,7 +154,11 @@ function sealingKey(secret: string, domain: string, quarter: string): Buffer {
   return Buffer.from(hkdfSync("sha256", secret, "candor-verification-keys", `${domain}\u0000${quarter}`, 32));
 }
 
-function sealPrivate(secret: string, domain: string, quarter: string, keyId: string, der: Buffer): Buffer {
+/**
+ * Seals a private key for storage under a key derived from the secret and its (domain, quarter); one-review keys
+ * use the scope "one-review", which no registrable domain can be.
+ */
+export function sealPrivate(secret: string, domain: string, quarter: string, keyId: string, der: Buffer): Buffer {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", sealingKey(secret, domain, quarter), iv);
   cipher.setAAD(Buffer.from(keyId));
@@ -152,7 +166,7 @@ function sealPrivate(secret: string, domain: string, quarter: string, keyId: str
   return Buffer.concat([iv, body, cipher.getAuthTag()]);
 }
 
-function openPrivate(secret: string, domain: string, quarter: string, keyId: string, sealed: Buffer): Buffer {
+export function openPrivate(secret: string, domain: string, quarter: string, keyId: string, sealed: Buffer): Buffer {
   const decipher = createDecipheriv("aes-256-gcm", sealingKey(secret, domain, quarter), sealed.subarray(0, 12));
   decipher.setAAD(Buffer.from(keyId));
   decipher.setAuthTag(sealed.subarray(sealed.length - 16));
@@ -409,27 +423,60 @@ export async function badgeAvailable(
   return (await verifiedCount(db, domain, quarterOf(now))) >= settings.minPeople;
 }
 
+/** The domains a review form may badge, each with whether its threshold is met, and the threshold. */
+export type BadgeDomains = { domains: { domain: string; badgeAvailable: boolean }[]; minPeople: number };
+
+/** What a review form needs to offer the badge for a subject whose company websites are `websites`. */
+export async function badgeDomainsOf(
+  db: Kysely<Database>,
+  websites: readonly string[],
+  settings: VerificationSettings = verificationSettings(),
+): Promise<BadgeDomains> {
+  const names = [
+    ...new Set(websites.map((website) => registrableDomain(website)).filter((name) => name !== undefined)),
+  ];
+  const domains = await Promise.all(
+    names.map(async (domain) => ({ domain, badgeAvailable: await badgeAvailable(db, domain, settings) })),
+  );
+  return { domains, minPeople: settings.minPeople };
+}
+
+/** The websites of a manager's companies: a verification token of any of their domains badges a review. */
+export async function managerWebsites(db: Kysely<Database>, managerId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("manager_companies")
+    .innerJoin("companies", "companies.id", "manager_companies.company_id")
+    .select("companies.website")
+    .where("manager_companies.manager_id", "=", managerId)
+    .orderBy("companies.id")
+    .execute();
+  return rows.map((row) => row.website);
+}
+
 /** A checked token: the badge it earns (or why not) and the hash that marks it spent. */
 export type CheckedToken =
   { badge: true; domain: string; tokenHash: string } | { badge: false; domain: string; minPeople: number };
 
 /**
- * Checks a token sent with a review of a company whose website is `website`: well formed, of this quarter, of the
- * company's domain, signed by that domain's key of the quarter, not spent already (published). A token waiting in
- * the publication queue is caught when the review is queued. Below the threshold the token is not taken.
+ * Checks a token sent with a review whose subject's company websites are `websites` (a company's one, or a
+ * manager's companies'): well formed, of this quarter, of one of those domains, signed by that domain's key of the
+ * quarter, not spent already (published). A token waiting in the publication queue is caught when the review is
+ * queued. Below the threshold the token is not taken.
  */
 export async function checkToken(
   db: Kysely<Database>,
   value: string,
-  website: string,
+  websites: readonly string[],
+  subject: "company" | "manager" = "company",
   settings: VerificationSettings = verificationSettings(),
   now = new Date(),
 ): Promise<CheckedToken> {
   const token = decodeToken(value);
   if (!token) throw new VerificationError("token-invalid");
-  const companyDomain = registrableDomain(website) ?? "";
-  if (token.domain !== companyDomain) {
-    throw new VerificationError("token-domain", m.tokenDomain(token.domain, companyDomain || website));
+  const domains = websites.map((website) => registrableDomain(website) ?? website);
+  if (!domains.includes(token.domain)) {
+    const message = subject === "company" ? m.tokenDomain : m.tokenManagerDomain;
+    throw new VerificationError("token-domain", message(token.domain, [...new Set(domains)].join(", ")));
   }
   if (token.quarter !== quarterOf(now)) throw new VerificationError("token-quarter");
   const row = await keyRow(db, token.domain, token.quarter);

@@ -8,6 +8,7 @@ import { database } from "#app/db/database.server.ts";
 import { moderationMessages } from "#app/lib/moderation.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { VerificationError } from "#app/domain/verification.server.ts";
+import { VoteError } from "#app/domain/helpful-votes.server.ts";
 import { bearerAccount } from "#app/http/api-auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
@@ -58,6 +59,7 @@ export function apiFailure(error: unknown): Response {
   if (error instanceof ApiProblem) return problem(error.status, error.message, error.extra);
   if (error instanceof ContributionError) return problem(error.status, error.message, { code: error.kind });
   if (error instanceof VerificationError) return problem(error.status, error.message, { code: error.kind });
+  if (error instanceof VoteError) return problem(error.status, error.message, { code: error.kind });
   if (error instanceof ModerationError) return problem(error.status, error.message);
   if (error instanceof RateLimitedError) {
     return problem(429, error.message, {}, { headers: { "Retry-After": String(error.retryAfterSeconds) } });
@@ -167,13 +169,18 @@ async function requestAccountId(args: Args): Promise<string> {
  */
 export function apiWrite(
   handler: (args: Args & { author: ApiAuthor }) => Promise<Answer>,
-  { contribution, allow = "GET, HEAD, POST" }: { contribution?: ContributionKind; allow?: string } = {},
+  {
+    contribution,
+    allow = "GET, HEAD, POST",
+    sharedLimit = true,
+  }: { contribution?: ContributionKind; allow?: string; sharedLimit?: boolean } = {},
 ) {
   return (args: Args): Promise<Response> =>
     closedAnswer(async (headers) => {
       if (args.request.method !== "POST") return methodNotAllowed(allow);
       const ipKey = args.context.get(clientContext).ipKey;
-      rateLimitHeaders(headers, await consumeApi("apiWrite", ipKey));
+      // A write that must leave no counter row beside it (a helpful vote) counts only against its own limit.
+      if (sharedLimit) rateLimitHeaders(headers, await consumeApi("apiWrite", ipKey));
       const userId = await requestAccountId(args);
       if (contribution) await consume(contributionLimits[contribution], ipKey);
       return handler({ ...args, author: { userId } });

@@ -2,17 +2,21 @@ import { z } from "zod";
 import {
   companyReviewBodySchema,
   idParamSchema,
+  managerReviewBodySchema,
+  tokenReviewBodySchema,
   managerReviewSchema,
   newCompanyBodySchema,
   newManagerBodySchema,
 } from "#app/domain/api-input.server.ts";
 import {
   companyProfileSchema,
+  comparisonSchema,
   companyReviewItemSchema,
   companySearchResultSchema,
   companySuggestionsSchema,
   countrySchema,
   createdReviewSchema,
+  helpfulVoteResultSchema,
   queuedSchema,
   createdSchema,
   reportCreatedSchema,
@@ -26,6 +30,7 @@ import {
   managerReviewItemSchema,
   pageSchema,
   problemSchema,
+  searchListsSchema,
   tagsSchema,
   industriesSchema,
   knownCitiesSchema,
@@ -33,17 +38,28 @@ import {
   tokenPairSchema,
   transparencySchema,
   verificationChallengeSchema,
+  reviewTokenKeySchema,
+  reviewTokenSignatureSchema,
   verificationKeysSchema,
   verificationSignaturesSchema,
 } from "#app/domain/public-shapes.server.ts";
 import { decisionBodySchema, reportSchema, reviewKeyRequestSchema } from "#app/domain/moderation.server.ts";
 import { releaseBodySchema } from "#app/domain/signals.server.ts";
-import { contributionMessages, messages, verificationMessages } from "#app/lib/messages.ts";
+import { searchListLength } from "#app/domain/subjects.server.ts";
+import {
+  compareMessages,
+  contributionMessages,
+  messages,
+  verificationMessages,
+  voteMessages,
+} from "#app/lib/messages.ts";
 import { moderationMessages, signalMessages } from "#app/lib/moderation.ts";
 import { reviewSorts } from "#app/domain/reviews.server.ts";
-import { maxSearchTermLength } from "#app/lib/limits.ts";
+import { helpfulVoteSchema } from "#app/domain/helpful-votes.server.ts";
+import { compareLimits, maxSearchTermLength } from "#app/lib/limits.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { verificationAddressSchema, verificationCodeSchema } from "#app/domain/verification.server.ts";
+import { reviewTokenRequestSchema } from "#app/domain/review-tokens.server.ts";
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas that validate requests and shape responses.
@@ -85,7 +101,8 @@ function reviewListParameters(subject: "company" | "manager") {
       in: "query",
       required: false,
       schema: { type: "string", enum: [...reviewSorts], default: "newest" },
-      description: "newest first, or by overall score: highest or lowest first (newest first among equals)",
+      description:
+        "newest first; by overall score, highest or lowest first; or most helpful (most helpful votes) first; newest first among equals",
     },
     {
       name: "rating",
@@ -141,6 +158,16 @@ const writeErrors = {
   ...bodyErrors,
 };
 
+/** What `verification_token` does on a write that publishes a review: the badge, when the domain's threshold is met. */
+const badgeDescription = (website: string) =>
+  `With \`verification_token\` (a token obtained through /api/v1/verification/tokens for the domain of ${website}, this quarter) the review carries the badge "Verified: works at <domain>" once at least VERIFIED_MIN_PEOPLE addresses of that domain have verified this quarter; below that the review is accepted without the badge, the token is not spent, and \`verification.badge\` is \`withheld\`.`;
+
+const tokenRefused = problemResponse(
+  `Bad input; \`errors\` names each bad field. A refused token: "${verificationMessages.tokenInvalid}", "${verificationMessages.tokenQuarter}", or a token of another domain (code \`token-domain\`)`,
+);
+
+const tokenSpent = `"${verificationMessages.tokenSpent}" (code \`token-spent\`)`;
+
 function body(ref: string) {
   return { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } };
 }
@@ -191,13 +218,22 @@ export function openApiDocument(serverUrl: string) {
         post: {
           summary: "Add a company with its first review",
           security: bearer,
+          description: badgeDescription("the new company's website"),
           requestBody: body("NewCompany"),
           responses: {
             "201": json("Created", "Created"),
             "202": json("Queued", queuedDescription),
             ...writeErrors,
-            "409": problemResponse(`"This company already exists."`),
+            "400": tokenRefused,
+            "409": problemResponse(`"This company already exists." or ${tokenSpent}`),
           },
+        },
+      },
+      "/api/v1/companies/top": {
+        get: {
+          summary: `A country's ${searchListLength} most reviewed and ${searchListLength} best rated companies`,
+          parameters: [query("country", "ISO 3166-1 alpha-2 code, from GET /api/v1/countries", true)],
+          responses: { "200": json("CompanyLists"), ...errors },
         },
       },
       "/api/v1/companies/suggestions": {
@@ -224,18 +260,15 @@ export function openApiDocument(serverUrl: string) {
           summary: "Review a company",
           security: bearer,
           parameters: [pathId("companyId")],
-          description:
-            'With `verification_token` (a token obtained through /api/v1/verification/tokens for the domain of the company\'s website, this quarter) the review carries the badge "Verified: works at <domain>" once at least VERIFIED_MIN_PEOPLE addresses of that domain have verified this quarter; below that the review is accepted without the badge, the token is not spent, and `verification.badge` is `withheld`.',
+          description: badgeDescription("the company's website"),
           requestBody: body("CompanyReviewInput"),
           responses: {
             "201": json("CreatedReview", "Created"),
             "202": json("Queued", queuedDescription),
             ...writeErrors,
-            "400": problemResponse(
-              `Bad input; \`errors\` names each bad field. A refused token: "${verificationMessages.tokenInvalid}", "${verificationMessages.tokenQuarter}", or a token of another domain (code \`token-domain\`)`,
-            ),
+            "400": tokenRefused,
             "404": problemResponse("No such company"),
-            "409": problemResponse(`"${verificationMessages.tokenSpent}" (code \`token-spent\`)`),
+            "409": problemResponse(tokenSpent),
           },
         },
       },
@@ -244,6 +277,39 @@ export function openApiDocument(serverUrl: string) {
           summary: "A company's managers",
           parameters: [pathId("companyId"), query("after", "Cursor from the previous page's `next`")],
           responses: { "200": json("ManagerPage"), ...errors, "404": problemResponse(messages.noCompanyFound) },
+        },
+      },
+      "/api/v1/compare": {
+        get: {
+          summary: "2 to 4 companies or 2 to 4 managers side by side: their profiles, trends and percentiles",
+          parameters: [
+            {
+              name: "company",
+              in: "query",
+              required: false,
+              description: "A company's id; repeat for each (2 to 4). Not with `manager`.",
+              schema: { type: "array", items: { type: "integer", minimum: 1 }, minItems: 2, maxItems: 4 },
+              style: "form",
+              explode: true,
+            },
+            {
+              name: "manager",
+              in: "query",
+              required: false,
+              description: "A manager's id; repeat for each (2 to 4). Not with `company`.",
+              schema: { type: "array", items: { type: "integer", minimum: 1 }, minItems: 2, maxItems: 4 },
+              style: "form",
+              explode: true,
+            },
+          ],
+          responses: {
+            "200": json("Comparison"),
+            "400": problemResponse(
+              `"${compareMessages.tooFew(compareLimits.min)}", "${compareMessages.tooMany(compareLimits.max)}", "${compareMessages.mixed}", "${compareMessages.repeated}", or an id that is not a number`,
+            ),
+            "429": errors["429"],
+            "404": problemResponse("No company or manager with one of the ids"),
+          },
         },
       },
       "/api/v1/managers": {
@@ -255,16 +321,25 @@ export function openApiDocument(serverUrl: string) {
         post: {
           summary: "Add a manager with their first review",
           security: bearer,
+          description: badgeDescription("the manager's company's website (`company_id`'s, or the new `company`'s)"),
           requestBody: body("NewManager"),
           responses: {
             "201": json("Created", "Created"),
             "202": json("Queued", queuedDescription),
             ...writeErrors,
+            "400": tokenRefused,
             "404": problemResponse("No such company"),
             "409": problemResponse(
-              `"This company already exists." (a new company given in full), or "${contributionMessages.managerExists}" (a manager whose name looks the same, with the same LinkedIn profile)`,
+              `"This company already exists." (a new company given in full), "${contributionMessages.managerExists}" (a manager whose name looks the same, with the same LinkedIn profile), or ${tokenSpent}`,
             ),
           },
+        },
+      },
+      "/api/v1/managers/top": {
+        get: {
+          summary: `A country's ${searchListLength} most reviewed and ${searchListLength} best rated managers with at least MANAGER_MIN_REVIEWS reviews`,
+          parameters: [query("country", "ISO 3166-1 alpha-2 code, from GET /api/v1/countries", true)],
+          responses: { "200": json("ManagerLists"), ...errors },
         },
       },
       "/api/v1/managers/{managerId}": {
@@ -288,13 +363,15 @@ export function openApiDocument(serverUrl: string) {
           summary: "Review a manager (once per account)",
           security: bearer,
           parameters: [pathId("managerId")],
-          requestBody: body("ManagerReviewInput"),
+          description: badgeDescription("one of the manager's companies' websites"),
+          requestBody: body("ManagerReviewBody"),
           responses: {
             "201": json("CreatedReview", "Created"),
             "202": json("Queued", queuedDescription),
             ...writeErrors,
+            "400": tokenRefused,
             "404": problemResponse("No such manager"),
-            "409": problemResponse(`"You have already reviewed this manager."`),
+            "409": problemResponse(`"You have already reviewed this manager." or ${tokenSpent}`),
           },
         },
       },
@@ -330,6 +407,52 @@ export function openApiDocument(serverUrl: string) {
           },
         },
       },
+      "/api/v1/review-tokens/key": {
+        get: {
+          summary: "One review per manager without an account on it, step 1: this quarter's one-review key",
+          description:
+            "A partially blind RSA key (RSAPBSSA-SHA384-PSS-Deterministic, draft-irtf-cfrg-partially-blind-rsa), one per quarter for every manager: the manager and the quarter are the public metadata `candor-one-review-v1|manager:<managerId>|<period>`.",
+          responses: { "200": json("ReviewTokenKey"), ...errors },
+        },
+      },
+      "/api/v1/managers/{managerId}/review-tokens": {
+        post: {
+          summary: "Step 2, signed in: the blinded one-review token for this manager, once per account",
+          description:
+            "`blinded` is the RSAPBSSA blinded message (256 bytes, base64url) of `candor-one-review-v1|<nonce>` (a 32-byte random nonce in base64url) under the metadata above. The account's one review of this manager is taken now: a second request, or a review by this account through POST /api/v1/managers/{managerId}/reviews, is refused. Finalize the answer into `r1~<managerId>~<period>~<nonce>~<signature>` and keep it; send it later with the review, without a session.",
+          security: bearer,
+          parameters: [pathId("managerId")],
+          requestBody: body("ReviewTokenRequest"),
+          responses: {
+            "200": json("ReviewTokenSignature", "Signed"),
+            ...writeErrors,
+            "400": problemResponse(`"${verificationMessages.requestInvalid}"`),
+            "404": problemResponse("No such manager"),
+            "409": problemResponse(`"${verificationMessages.reviewTokenTaken}" (code \`review-token-taken\`)`),
+          },
+        },
+      },
+      "/api/v1/managers/{managerId}/token-reviews": {
+        post: {
+          summary: "Step 3, without a session: a review of the manager that spends its one-review token",
+          description: `Send no cookie and no Authorization header: the token stands in for the account, and a request with either is refused. ${badgeDescription("one of the manager's companies' websites")}`,
+          parameters: [pathId("managerId")],
+          requestBody: body("TokenReviewInput"),
+          responses: {
+            "201": json("CreatedReview", "Created"),
+            "202": json("Queued", queuedDescription),
+            ...errors,
+            ...bodyErrors,
+            "400": problemResponse(
+              `"${verificationMessages.reviewTokenSession}" (code \`review-token-session\`), "${verificationMessages.reviewTokenInvalid}", "${verificationMessages.reviewTokenManager}" (code \`review-token-manager\`), or a refused verification token`,
+            ),
+            "404": problemResponse("No such manager"),
+            "409": problemResponse(
+              `"${verificationMessages.reviewTokenSpent}" (code \`review-token-spent\`) or ${tokenSpent}`,
+            ),
+          },
+        },
+      },
       "/.well-known/candor-keys.json": {
         get: {
           summary: "Every public verification key: one per (registrable domain, quarter)",
@@ -349,6 +472,31 @@ export function openApiDocument(serverUrl: string) {
             ...errors,
             ...bodyErrors,
             "404": problemResponse(moderationMessages.reviewNotFound),
+          },
+        },
+      },
+      "/api/v1/helpful-votes": {
+        post: {
+          summary: "Mark a review as helpful (helpful: true), or take the mark back (false); one vote per account",
+          description:
+            "Needs the account's vote key in the Candor-Vote-Key header, as POST /api/v1/auth/token (grant_type=password) answered it. The server stores only HMAC(vote key, review id), never the account with it, and counts the vote on the review in the same transaction. One address for every review: the request log names none. Rate limited per client.",
+          security: bearer,
+          parameters: [
+            {
+              name: "Candor-Vote-Key",
+              in: "header",
+              required: true,
+              description: "vote_key from the password grant",
+              schema: { type: "string", pattern: "^[A-Za-z0-9_-]{43}$" },
+            },
+          ],
+          requestBody: body("HelpfulVoteInput"),
+          responses: {
+            "200": json("HelpfulVoteResult"),
+            ...writeErrors,
+            "400": problemResponse(`Bad input, or no vote key: "${voteMessages.keyHeaderMissing}"`),
+            "404": problemResponse(voteMessages.reviewNotFound),
+            "409": problemResponse(`"${voteMessages.alreadyVoted}" or "${voteMessages.notVoted}"`),
           },
         },
       },
@@ -504,9 +652,12 @@ export function openApiDocument(serverUrl: string) {
         Industries: schema(industriesSchema),
         KnownCities: schema(knownCitiesSchema),
         CompanyPage: schema(pageSchema(companySearchResultSchema)),
+        CompanyLists: schema(searchListsSchema(companySearchResultSchema)),
+        ManagerLists: schema(searchListsSchema(managerCardSchema)),
         ManagerPage: schema(pageSchema(managerCardSchema)),
         Company: schema(companyProfileSchema),
         Manager: schema(managerProfileSchema),
+        Comparison: schema(comparisonSchema),
         CompanyReviewPage: schema(pageSchema(companyReviewItemSchema)),
         ManagerReviewPage: schema(pageSchema(managerReviewItemSchema)),
         Created: schema(createdSchema),
@@ -524,8 +675,15 @@ export function openApiDocument(serverUrl: string) {
         VerificationCode: schema(verificationCodeSchema, "input"),
         VerificationSignatures: schema(verificationSignaturesSchema),
         VerificationKeys: schema(verificationKeysSchema),
+        ReviewTokenKey: schema(reviewTokenKeySchema),
+        ReviewTokenRequest: schema(reviewTokenRequestSchema, "input"),
+        ReviewTokenSignature: schema(reviewTokenSignatureSchema),
+        TokenReviewInput: schema(tokenReviewBodySchema, "input"),
         ManagerReviewInput: schema(managerReviewSchema, "input"),
+        ManagerReviewBody: schema(managerReviewBodySchema, "input"),
         ReportInput: schema(reportSchema, "input"),
+        HelpfulVoteInput: schema(helpfulVoteSchema, "input"),
+        HelpfulVoteResult: schema(helpfulVoteResultSchema),
         ReviewKeyRequest: schema(reviewKeyRequestSchema, "input"),
         Withdrawn: schema(withdrawnSchema),
         DecisionInput: schema(decisionBodySchema, "input"),

@@ -8,3 +8,9 @@ export const cspNonceContext = createContext<string>("");
  * be reached: the page is then answered 503 with Retry-After instead of 500.
  */
 export const databaseUnavailableContext = createContext<boolean>(false);
+
+/**
+ * Resolves once the request's answer is complete: its last byte handed to the connection, or the connection gone.
+ * Set by server/app.ts; work that must not shape the answer (runInBackground) waits for it.
+ */
+export const answeredContext = createContext<Promise<void>>(Promise.resolve());

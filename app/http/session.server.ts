@@ -1,6 +1,6 @@
 import { createContext, redirect, type RouterContextProvider } from "react-router";
 import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
-import { auth } from "#app/domain/auth.server.ts";
+import { auth, publicUrl } from "#app/domain/auth.server.ts";
 import { database } from "#app/db/database.server.ts";
 import { type Moderator, moderatorOf } from "#app/domain/moderation.server.ts";
 import { type PublicationNoteKind, toastTexts } from "#app/lib/messages.ts";
@@ -41,13 +41,16 @@ export function requireAnonymous(context: Readonly<RouterContextProvider>): void
   if (context.get(accountContext)) throw redirect(paths.home());
 }
 
-// Toasts survive the redirect after a form in a short-lived cookie, read once by the next page.
+// Toasts survive the redirect after a form in a short-lived cookie, read once by the next page. Over https (PUBLIC_URL)
+// these cookies are Secure, as the session's are: what a reader just did never travels over plain HTTP.
+const flashAttributes = (maxAge: number) =>
+  `Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${publicUrl().startsWith("https://") ? "; Secure" : ""}`;
 const toastCookie = "candor_toast";
 export type ToastKind = keyof typeof toastTexts;
 const toastKinds = Object.keys(toastTexts);
 
 export function setToast(headers: Headers, kind: ToastKind): Headers {
-  headers.append("Set-Cookie", `${toastCookie}=${kind}; Path=/; Max-Age=60; HttpOnly; SameSite=Lax`);
+  headers.append("Set-Cookie", `${toastCookie}=${kind}; ${flashAttributes(60)}`);
   return headers;
 }
 
@@ -57,14 +60,14 @@ export function readToast(request: Request): ToastKind | null {
   return toastKinds.includes(kind ?? "") ? (kind as ToastKind) : null;
 }
 
-export const clearToastCookie = `${toastCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`;
+export const clearToastCookie = () => `${toastCookie}=; ${flashAttributes(0)}`;
 
 // Beside the toast, the note of when a queued submission will appear; it stays on the page it leads to.
 const noteCookie = "candor_note";
 const noteKinds: readonly PublicationNoteKind[] = ["review", "company", "manager", "new-manager"];
 
 export function setPublicationNote(headers: Headers, kind: PublicationNoteKind): Headers {
-  headers.append("Set-Cookie", `${noteCookie}=${kind}; Path=/; Max-Age=60; HttpOnly; SameSite=Lax`);
+  headers.append("Set-Cookie", `${noteCookie}=${kind}; ${flashAttributes(60)}`);
   return headers;
 }
 

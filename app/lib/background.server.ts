@@ -2,13 +2,15 @@ import { logger } from "./logger.server.ts";
 
 /**
  * Work that must never delay or shape an answer, such as a password reset, whose mail (and whether there is one)
- * would otherwise show in the answer's timing. A task starts after the current turn of the event loop, so the
- * answer is on its way first; a failure is logged, never answered. Shutdown waits for what is still running.
+ * would otherwise show in the answer's timing. A task starts once `after` resolves (a request's answer is complete:
+ * app/http/request-context.server.ts), and never in the current turn of the event loop; a failure is logged, never
+ * answered. Shutdown waits for what is still waiting or running.
  */
 const running = new Set<Promise<void>>();
 
-export function runInBackground(what: string, task: () => Promise<unknown>): void {
-  const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+export function runInBackground(what: string, task: () => Promise<unknown>, after?: Promise<void>): void {
+  const done: Promise<void> = Promise.resolve(after)
+    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(task)
     .then(
       () => undefined,

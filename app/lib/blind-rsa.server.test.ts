@@ -11,7 +11,7 @@ import {
   verifySignature,
 } from "./blind-rsa.server.ts";
 import { importPublicKey } from "./verification-token.ts";
-import { modInverse } from "#tests/support/modular.ts";
+import { modInverse } from "#app/lib/modular.ts";
 // RFC 9474, Appendix A: the four test vectors (4096-bit key, one per variant).
 import vectors from "./testdata/rfc9474-appendix-a.json" with { type: "json" };
 

@@ -1,34 +1,76 @@
 /**
- * A counter of committed changes to public data (a publication of reviews, a new company or manager), in this
- * process. server/page-cache.ts keeps a rendered page only while the counter still has the value it had when the
- * page's request began, and serves kept pages only while `cacheUsable()`.
+ * What tells server/page-cache.ts whether a kept answer is still current: a counter of changes that may touch every
+ * public page (`dataVersion`), and for narrower changes, the moment (a stamp from a counter of changes in this
+ * process) each subject last changed. A kept answer carries the tags of what it shows (`company:4`, `manager:7`, or
+ * `lists` for search results and lists, which may show any subject) and is used only while the version is the one
+ * its request began with and none of its tags changed since (`unchangedSince`). A published review of company 4
+ * makes the pages of company 4 and every list stale, and leaves the other companies' pages kept.
  *
- * With several processes, a change channel (server/change-channel.ts: PostgreSQL LISTEN/NOTIFY or Redis pub/sub)
- * tells every process of every change: `announce` sends it (coalesced, after the commit), `changedElsewhere` counts
- * one received. While the channel is down no process can hear of others' changes, so kept pages are not served
- * until it is back (`channelConnected(false)`); reconnecting counts as a change, since some may have been missed.
+ * With several processes, a change channel (app/db/change-channel.server.ts: PostgreSQL LISTEN/NOTIFY, or Redis
+ * pub/sub in server/shared-state.ts) tells every process of every change with its scope: `announce` sends it
+ * (coalesced, after the commit), `changedElsewhere` applies one received. While the channel is down no process can
+ * hear of others' changes, so kept pages are not served until it is back (`channelConnected(false)`); reconnecting
+ * counts as a change of everything, since some may have been missed.
  */
+
+/**
+ * The subjects a change touched, and whether it added any (a new company or manager can join any search's
+ * answer); lists always count as touched. Undefined: everything.
+ */
+export type ChangeScope = { companies: number[]; managers: number[]; added?: boolean };
+
 let version = 0;
+let stamp = 0;
+const changedAt = new Map<string, number>();
+// Beyond this many remembered subjects, one change of everything is cheaper than remembering them all.
+const maxRemembered = 50_000;
 let connected = true;
-let announce: (() => void) | undefined;
+let announce: ((scope: ChangeScope | undefined) => void) | undefined;
 
 export function dataVersion(): number {
   return version;
+}
+
+/** The current stamp: a kept answer made from here on is stale once any of its tags changes later. */
+export function changeStamp(): number {
+  return stamp;
+}
+
+/** Whether none of `tags` changed after `since` (a stamp). */
+export function unchangedSince(since: number, tags: readonly string[]): boolean {
+  for (const tag of tags) if ((changedAt.get(tag) ?? 0) > since) return false;
+  return true;
 }
 
 export function cacheUsable(): boolean {
   return connected;
 }
 
-/** Called after every committed change to public data: every cached page may now be out of date, here and elsewhere. */
-export function publicDataChanged(): void {
-  version += 1;
-  announce?.();
+function apply(scope: ChangeScope | undefined): void {
+  if (!scope || changedAt.size + scope.companies.length + scope.managers.length > maxRemembered) {
+    version += 1;
+    changedAt.clear();
+    return;
+  }
+  stamp += 1;
+  changedAt.set("lists", stamp);
+  if (scope.added) changedAt.set("subjects", stamp);
+  for (const id of scope.companies) changedAt.set(`company:${id}`, stamp);
+  for (const id of scope.managers) changedAt.set(`manager:${id}`, stamp);
+}
+
+/**
+ * Called after every committed change to public data, with the subjects it touched (undefined: any page may now be
+ * out of date), here and, through the change channel, in every other process.
+ */
+export function publicDataChanged(scope?: ChangeScope): void {
+  apply(scope);
+  announce?.(scope);
 }
 
 /** Another process committed a change. */
-export function changedElsewhere(): void {
-  version += 1;
+export function changedElsewhere(scope?: ChangeScope): void {
+  apply(scope);
 }
 
 export function channelConnected(value: boolean): void {
@@ -37,31 +79,66 @@ export function channelConnected(value: boolean): void {
 }
 
 /** Installs (or with undefined, removes) what tells the other processes of a change made here. */
-export function announceChangesWith(send: (() => void) | undefined): void {
+export function announceChangesWith(send: ((scope: ChangeScope | undefined) => void) | undefined): void {
   announce = send;
 }
 
+/** The union of two scopes (undefined, everything, absorbs any other). */
+export function mergeScopes(a: ChangeScope | undefined, b: ChangeScope | undefined): ChangeScope | undefined {
+  if (!a || !b) return undefined;
+  return {
+    companies: [...new Set([...a.companies, ...b.companies])],
+    managers: [...new Set([...a.managers, ...b.managers])],
+    ...(a.added || b.added ? { added: true } : {}),
+  };
+}
+
 /**
- * Turns an async `send` into a fire-and-forget signal that coalesces: while one send is under way, any number of
- * further signals make exactly one more send after it. A burst of commits costs one or two messages, never one each.
+ * A scope as the change channel carries it: `*` for everything, else `c1,2;m3`, with `;+` when subjects were added
+ * (subject ids only: they are public, and the batch they came from is public once published). Messages longer than
+ * `limit` say `*` instead.
  */
-export function coalesced(send: () => Promise<void>, onError: (error: unknown) => void): () => void {
+export function encodeScope(scope: ChangeScope | undefined, limit = 7_000): string {
+  if (!scope) return "*";
+  const text = `c${scope.companies.join(",")};m${scope.managers.join(",")}${scope.added ? ";+" : ""}`;
+  return text.length > limit ? "*" : text;
+}
+
+export function decodeScope(text: string): ChangeScope | undefined {
+  const match = /^c([\d,]*);m([\d,]*)(;\+)?$/.exec(text);
+  if (!match) return undefined;
+  const ids = (list: string) => (list ? list.split(",").map(Number) : []);
+  return { companies: ids(match[1]!), managers: ids(match[2]!), ...(match[3] ? { added: true } : {}) };
+}
+
+/**
+ * Turns an async `send` of a scope into a fire-and-forget signal that coalesces: while one send is under way, any
+ * number of further signals make exactly one more send after it, of the union of their scopes. A burst of commits
+ * costs one or two messages, never one each.
+ */
+export function coalesced(
+  send: (scope: ChangeScope | undefined) => Promise<void>,
+  onError: (error: unknown) => void,
+): (scope: ChangeScope | undefined) => void {
   let running = false;
-  let again = false;
-  async function run() {
+  let pending: { scope: ChangeScope | undefined } | undefined;
+  async function run(first: ChangeScope | undefined) {
     running = true;
-    do {
-      again = false;
+    let scope: ChangeScope | undefined = first;
+    for (;;) {
       try {
-        await send();
+        await send(scope);
       } catch (error) {
         onError(error);
       }
-    } while (again);
+      if (!pending) break;
+      scope = pending.scope;
+      pending = undefined;
+    }
     running = false;
   }
-  return () => {
-    if (running) again = true;
-    else void run();
+  return (scope) => {
+    if (running) pending = pending ? { scope: mergeScopes(pending.scope, scope) } : { scope };
+    else void run(scope);
   };
 }

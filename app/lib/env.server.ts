@@ -33,6 +33,11 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   HSTS: booleanish.default(false),
+  /**
+   * Tests only: each answer says in a Server-Timing header how much CPU time the process spent on it. Never in
+   * production: it hands every client a measure of the work its request caused.
+   */
+  SERVER_TIMING: booleanish.default(false),
   /** The site's public address, used in links sent by e-mail. Defaults to http://localhost:PORT. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** SMTP server for outgoing mail, e.g. smtps://user:pass@mail.example.com. Unset: mail goes to OUTBOX_DIR. */
@@ -75,6 +80,11 @@ export const envSchema = z.object({
    * the daily scan; "off" for load tests and benchmarks that post many reviews of one subject on purpose.
    */
   MANIPULATION_CHECKS: z.enum(["on", "off"]).default("on"),
+  /**
+   * The scheduled ranking of subjects among their peers (decision 0017); "off" for tests that compare everything
+   * stored before and after a request, since a run writes whenever it comes. `npm run admin -- peers` still ranks.
+   */
+  PEER_RANKING: z.enum(["on", "off"]).default("on"),
   /** Where the contact form's messages go. */
   CONTACT_EMAIL: z.email().default("owner@localhost"),
 });

@@ -39,3 +39,19 @@ export const topTagsShown = 8;
 
 /** Verifying a work address: tokens per verification, a code's lifetime and its wrong tries. */
 export const verificationLimits = { tokensPerVerification: 3, codeMinutes: 15, codeAttempts: 5 } as const;
+
+/** How many months a trend shows at most: the latest ones with enough reviews. */
+export const trendMonthsShown = 24;
+
+/** A month enters a trend with at least this many reviews, and never fewer than the small-team minimum. */
+export const trendMinReviews = 5;
+
+/**
+ * Comparisons with peers (decision 0017): a subject is ranked among its country's or industry's with at least
+ * `rankedMinReviews` reviews; a group is compared only with at least `groupMinSubjects` ranked subjects; one run of
+ * the percentile job ranks groups until it has ranked `subjectsPerRun` subjects, every `runMinutes`.
+ */
+export const peerLimits = { rankedMinReviews: 3, groupMinSubjects: 5, subjectsPerRun: 5_000, runMinutes: 10 } as const;
+
+/** A compare page sets 2 to 4 companies or managers side by side. */
+export const compareLimits = { min: 2, max: 4 } as const;

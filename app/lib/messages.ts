@@ -52,7 +52,7 @@ export const summaryMessages = {
   topTags: "Most mentioned tags",
   filterReviews: "Sort and filter reviews",
   sortBy: "Sort by",
-  sorts: { newest: "Newest", highest: "Highest rated", lowest: "Lowest rated" },
+  sorts: { newest: "Newest", highest: "Highest rated", lowest: "Lowest rated", helpful: "Most helpful" },
   overallScore: "Overall score",
   tag: "Tag",
   any: "Any",
@@ -94,6 +94,24 @@ export const contributionMessages = {
   network: "Check your network connection",
 } as const;
 
+/** Helpful votes (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md). */
+export const voteMessages = {
+  count: (count: number) => `${count.toLocaleString("en")} found this helpful`,
+  vote: "Helpful",
+  voteHint: "Mark this review as helpful",
+  unvote: "Remove my vote",
+  signInToVote: "Sign in to vote",
+  fromCard: "Votes are cast with the Helpful button under each review.",
+  voted: "Thank you: your vote is counted.",
+  unvoted: "Your vote is removed.",
+  alreadyVoted: "You have already marked this review as helpful.",
+  notVoted: "You have not marked this review as helpful.",
+  reviewNotFound: "This review does not exist or is no longer shown.",
+  keyMissing: "To vote, sign out and sign in again: your vote key is made from your password when you sign in.",
+  keyHeaderMissing:
+    "Send the vote_key that the password grant answered in the Candor-Vote-Key header: votes are counted under it.",
+} as const;
+
 /** Toasts after a redirect, shown for 3 seconds. */
 export const toastTexts = {
   "signed-in": "You are signed in",
@@ -101,6 +119,8 @@ export const toastTexts = {
   "company-added": "Company added successfully!",
   "company-reviewed": "Thank you for your submission!",
   "manager-reviewed": "Manager Review added successfully!",
+  voted: voteMessages.voted,
+  unvoted: voteMessages.unvoted,
 } as const;
 
 /** What a submission waits for before it appears (docs/decisions/0013-publication-in-sealed-batches.md). */
@@ -151,15 +171,86 @@ export const verificationMessages = {
   keyMismatch:
     "The signing key we were given is not the one listed publicly for this domain, so we stopped: reload and try again, or tell us.",
   verified: (domain: string, count: number) =>
-    `Done: this browser now holds ${count} verification tokens for ${domain}, valid until the end of the quarter. Each one can badge one review of a company whose website is on ${domain}.`,
+    `Done: this browser now holds ${count} verification tokens for ${domain}, valid until the end of the quarter. Each one can badge one review of a company whose website is on ${domain}, or of one of its managers.`,
   tokenInvalid: "This verification token is not valid.",
   tokenDomain: (tokenDomain: string, companyDomain: string) =>
     `This verification token is for ${tokenDomain}, but this company's website is on ${companyDomain}.`,
+  tokenManagerDomain: (tokenDomain: string, companyDomains: string) =>
+    `This verification token is for ${tokenDomain}, but this manager's companies are on ${companyDomains}.`,
   tokenQuarter: "This verification token is from another quarter: verify your work address again.",
   tokenSpent: "This verification token has already been used.",
   badge: (domain: string) => `Verified: works at ${domain}`,
+  reviewTokenTaken:
+    "This account has already taken its one review of this manager: it has reviewed them, or it holds a review token for them (in the browser that asked for it).",
+  reviewTokenInvalid: "This review token is not valid.",
+  reviewTokenManager: "This review token is for another manager.",
+  reviewTokenSpent: "This review token has already been used: each account can review a manager once.",
+  reviewTokenSession:
+    "Send a review with a review token without your session (no cookie, no access token): the token stands in for your account.",
   badgeWithheld: (domain: string, minimum: number) =>
     `Your review will appear without the “Verified” badge: fewer than ${minimum} people from ${domain} have verified this quarter, and a badge from so few could point to you. Your token was not used.`,
+  badgeIfWebsite: (domains: string) =>
+    `If the company's website is on ${domains}, your review will carry the badge “Verified: works at …”: this browser sends one of its verification tokens with it, and nothing ties the token to you.`,
+  verifyInvitation:
+    "Do you work there? Verify your work address first, and your review can carry the badge “Verified: works at …” without tying it to you.",
+  verifyLink: "Verify your work address",
   badgeComing: (domain: string) =>
     `Your review will carry the badge “Verified: works at ${domain}”. This browser sends one of its verification tokens with it; nothing ties the token to you.`,
 } as const;
+
+/** Trends and comparisons with peers on company and manager pages, and the compare page. */
+export const trendMessages = {
+  heading: "Trend",
+  chartTitle: "Overall score by month",
+  tableCaption: "Mean score by month",
+  criteriaSummary: "Each criterion by month",
+  monthColumn: "Month",
+  reviewsColumn: "Reviews",
+  overallColumn: "Overall",
+  rule: (minimum: number) =>
+    `Only months with at least ${minimum} reviews are shown, so no point stands for a few people.`,
+  none: (minimum: number) => `No month has ${minimum} reviews yet.`,
+  describe: (first: string, firstValue: string, last: string, lastValue: string, months: number) =>
+    months === 1
+      ? `${first}: ${firstValue} of 5.`
+      : `${months} months from ${first} (${firstValue} of 5) to ${last} (${lastValue} of 5).`,
+};
+
+export const peerMessages = {
+  heading: "Compared with others",
+  betterThan: (percent: number, kind: "company" | "manager", group: string) =>
+    `Better than ${percent}% of ${kind === "company" ? "companies" : "managers"} in ${group}`,
+  notRanked: (minimum: number) => `Ranked once it has ${minimum} reviews.`,
+  groupAverage: (group: string) => `Average in ${group}`,
+  thisOne: { company: "This company", manager: "This manager" },
+  criterionColumn: "Criterion",
+  betterThanColumn: "Better than",
+  basis: (count: number, kind: "company" | "manager", minimum: number) =>
+    `Among ${count.toLocaleString("en")} ${kind === "company" ? "companies" : "managers"} with at least ${minimum} reviews; recomputed regularly.`,
+  none: "Not enough rated peers to compare with yet.",
+};
+
+export const compareMessages = {
+  title: "Compare",
+  add: "Add to compare",
+  intro: (min: number, max: number) => `Set ${min} to ${max} companies, or ${min} to ${max} managers, side by side.`,
+  tooFew: (min: number) => `Choose at least ${min} to compare.`,
+  tooMany: (max: number) => `Compare at most ${max} at a time.`,
+  mixed: "Compare companies with companies, or managers with managers, not both.",
+  badId: (value: string) => `"${value}" is not a company or manager number.`,
+  notFound: (kind: "company" | "manager", id: number) => `There is no ${kind} ${id}.`,
+  repeated: "Each one can be compared once.",
+  findLabel: { company: "Find a company to add", manager: "Find a manager to add" },
+  countryLabel: "Country",
+  nameLabel: "Name",
+  kindLegend: "What to compare",
+  kinds: { company: "Companies", manager: "Managers" },
+  find: "Find",
+  remove: "Remove",
+  addThis: "Add",
+  noMatch: "No match in this country.",
+  criterion: "Criterion",
+  overall: "Overall (mean)",
+  reviews: "Reviews",
+  none: "–",
+};

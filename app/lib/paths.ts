@@ -77,6 +77,9 @@ export const paths = {
     }),
   company: (id: number, before?: string | null, list?: ReviewListParams) =>
     withQuery(`/company/${id}`, { ...listParams(list), before }),
+  /** The compare page with these companies or managers, in this order. */
+  compare: (kind: "company" | "manager", ids: readonly number[]) =>
+    `/compare${ids.length > 0 ? `?${ids.map((id) => `${kind}=${id}`).join("&")}` : ""}`,
   companyManagers: (companyId: number, after?: string | null) => withQuery("/managers", { company: companyId, after }),
   manager: (id: number, before?: string | null, list?: ReviewListParams) =>
     withQuery(`/manager-profile/${id}`, { ...listParams(list), before }),
@@ -98,6 +101,8 @@ export const paths = {
   privacy: () => "/privacy",
   feedback: () => "/feedback",
   apiKnownCities: (country: string) => `/api/v1/countries/${encodeURIComponent(country)}/cities`,
+  /** One address for every helpful vote: the request log names no review (decision 0016). */
+  helpful: () => "/helpful",
   reportReview: (reviewId: string) => `/reviews/${encodeURIComponent(reviewId)}/report`,
   moderationLog: (before?: number | null) => withQuery("/moderation", { before }),
   moderationQueue: () => "/moderation/queue",

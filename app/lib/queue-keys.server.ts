@@ -64,12 +64,33 @@ export function createQueueKey(dir: string, queueId: string): QueueKey {
   return { id, key };
 }
 
-/** The key with this id; throws when its file is gone (which would mean rows no key can open). */
+/**
+ * The database names a key that is not in this process's key directory: the directory is not the one the other
+ * processes and machines of the site use, or it was lost.
+ */
+export class QueueKeyMissingError extends Error {
+  constructor(dir: string, file: string) {
+    super(
+      `The publication queue's key ${path.basename(file)} is not in QUEUE_KEY_DIR (${path.resolve(dir)}). ` +
+        "Every process and every machine serving one database must use one shared QUEUE_KEY_DIR: set it to the " +
+        "directory the others use (docs/deploy.md). If that directory is lost, the queued reviews can never be " +
+        "opened: `npm run reviews:publish -- --forget-unreadable` drops them.",
+    );
+    this.name = "QueueKeyMissingError";
+  }
+}
+
+/** The key with this id; throws QueueKeyMissingError when its file is gone (rows no key of ours can open). */
 export function readQueueKey(dir: string, queueId: string, id: string): QueueKey {
   const file = fileOf(dir, queueId, id);
   let key = cache.get(file);
   if (!key) {
-    key = fs.readFileSync(file);
+    try {
+      key = fs.readFileSync(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new QueueKeyMissingError(dir, file);
+      throw error;
+    }
     if (key.length !== 32) throw new Error(`The queue key file ${file} is damaged.`);
     cache.set(file, key);
   }

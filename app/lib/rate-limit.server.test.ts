@@ -156,4 +156,32 @@ describe("the PostgreSQL store", () => {
     expect(Number(rows[0]!.expire) % hourMs).toBeLessThan(1_000);
     expect(Number(rows[0]!.expire)).toBeGreaterThan(Date.now());
   });
+
+  it("counts helpful votes in memory only: no counter row sits next to a vote, and the limit still holds", async () => {
+    const ip = newKey("ip");
+    for (let index = 0; index < rateLimits.vote.points; index += 1) await consume("vote", ip);
+    expect(await refused(consume("vote", ip))).toBe(true);
+    const { rows } = await sql<{ key: string }>`select key from rate_limits`.execute(database.db);
+    expect(rows).toEqual([]);
+  });
+
+  it("dates verification counters with the end of their clock hour or UTC day, never the moment a code was asked for", async () => {
+    const key = newKey("verification");
+    const names = [
+      "verificationCodeAddress",
+      "verificationCodeAccount",
+      "verificationCodeIp",
+      "verificationIssue",
+    ] as const;
+    for (const name of names) await consume(name, key);
+    for (const name of names) {
+      const windowMs = rateLimits[name].duration * 1000;
+      const { rows } = await sql<{
+        expire: number;
+      }>`select expire from rate_limits where key = ${`${name}:${key}`}`.execute(database.db);
+      expect(rows).toHaveLength(1);
+      expect(Number(rows[0]!.expire) % windowMs).toBeLessThan(1_000);
+      expect(Number(rows[0]!.expire)).toBeGreaterThan(Date.now());
+    }
+  });
 });

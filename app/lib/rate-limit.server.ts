@@ -37,6 +37,8 @@ export const rateLimits = {
   review: { points: 30, duration: 60 * 60 },
   contribution: { points: 30, duration: 60 * 60 },
   feedback: { points: 5, duration: 60 * 60 },
+  /** Helpful votes (cast or taken back) from one address: a reader's browsing, not a flood. */
+  vote: { points: 60, duration: 60 * 60 },
   /** Reports of reviews from one address: enough for a reader, not for flooding the moderators' queue. */
   report: { points: 10, duration: 60 * 60 },
   /** Appeals and withdrawals with a review key: a key has 128 random bits, so this only stops floods. */
@@ -47,6 +49,8 @@ export const rateLimits = {
   verificationCodeIp: { points: 10, duration: 60 * 60 },
   /** Code checks and token issuance from one client address, whatever the code. */
   verificationIssue: { points: 10, duration: 60 * 60 },
+  /** One-review tokens issued to one client address (each account gets one per manager anyway). */
+  reviewTokenIssue: { points: 30, duration: 60 * 60 },
 } as const satisfies Record<string, { points: number; duration: number }>;
 
 export type RateLimitName = keyof typeof rateLimits;
@@ -75,11 +79,30 @@ type LimiterName = RateLimitName | keyof typeof apiRateLimits;
 const allLimits: Record<LimiterName, { points: number; duration: number }> = { ...rateLimits, ...apiRateLimits };
 
 /**
- * Counters of contributions, kept outside the process, count in windows aligned to the clock (whole hours) rather
- * than from the first attempt: a stored expiry then says "this address contributed in this hour", never the moment
- * of a submission (docs/anonymity.md: no submit time finer than the publication batch).
+ * Counters of contributions and of verification, kept outside the process, count in windows aligned to the clock
+ * (whole hours, or the UTC day for a day's limit) rather than from the first attempt: a stored expiry then says
+ * "this address contributed, or asked for a code, in this hour", never the moment it did (docs/anonymity.md: no
+ * submit time finer than the publication batch, and no issuance time either).
  */
-const clockAligned = new Set<LimiterName>(["review", "contribution", "feedback", "apiWrite"]);
+const clockAligned = new Set<LimiterName>([
+  "review",
+  "contribution",
+  "feedback",
+  "apiWrite",
+  "verificationCodeAddress",
+  "verificationCodeAccount",
+  "verificationCodeIp",
+  "verificationIssue",
+  "reviewTokenIssue",
+]);
+
+/**
+ * Counters kept in each process's memory whatever the store: a helpful vote is written when cast, so a shared
+ * counter's row (keyed by the client address's hash, its `xmin` next to the vote's) would tie an address to the
+ * review it voted for (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md). Each process then
+ * counts on its own.
+ */
+const memoryOnly = new Set<LimiterName>(["vote"]);
 
 /** Where counters live: set once at start-up by the server; memory until then (and in unit tests). */
 export type RateLimitStore =
@@ -134,8 +157,9 @@ function limiter(name: LimiterName): RateLimiterAbstract {
   let existing = limiters.get(name);
   if (!existing) {
     const options = { keyPrefix: name, ...allLimits[name] };
-    existing =
-      store.kind === "postgres"
+    existing = memoryOnly.has(name)
+      ? boundedMemoryLimiter(options, memoryMaxKeys)
+      : store.kind === "postgres"
         ? new WholeMillisecondPostgres({
             ...options,
             storeClient: store.pool,
@@ -154,7 +178,7 @@ function limiter(name: LimiterName): RateLimiterAbstract {
 
 /** The rest of the clock-aligned window, in whole milliseconds (as seconds: the stores multiply by 1000). */
 function consumeOptions(name: LimiterName): { customDuration?: number } {
-  if (store.kind === "memory" || !clockAligned.has(name)) return {};
+  if (store.kind === "memory" || memoryOnly.has(name) || !clockAligned.has(name)) return {};
   const windowMs = allLimits[name].duration * 1000;
   const now = Date.now();
   return { customDuration: (Math.ceil((now + 1) / windowMs) * windowMs - now) / 1000 };

@@ -137,6 +137,22 @@ export function averageScore(values: readonly number[]): number {
 }
 
 /**
+ * The order of "Best rated" lists (`rating_rank`): the mean of all ratings drawn towards the middle of the scale as if
+ * `rankPrior.reviews` more reviews had rated every criterion `rankPrior.score`, so a subject with one 5-star review
+ * ranks below one with many good ones; 0 without reviews. `ratingSum` is the sum of every criterion of every review.
+ * The SQL of app/domain/aggregates.server.ts computes the same double-precision division.
+ */
+export const rankPrior = { score: 3, reviews: 5 } as const;
+
+export function ratingRank(ratingSum: number, reviewCount: number, criteriaCount: number): number {
+  if (reviewCount <= 0) return 0;
+  return (
+    (ratingSum + rankPrior.score * rankPrior.reviews * criteriaCount) /
+    (criteriaCount * (reviewCount + rankPrior.reviews))
+  );
+}
+
+/**
  * Width of a rating bar: the value relative to the top of the scale, linear, so 5 fills the bar, 3 fills 60% and
  * 1 fills 20% wherever a rating is drawn (the spec's square root made 3.0 fill 77%: decision 0021).
  */

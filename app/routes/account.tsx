@@ -23,6 +23,7 @@ import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { requireAccount, setToast } from "#app/http/session.server.ts";
+import { clearVoteKeyCookie, withRewrappedVoteKey } from "#app/http/vote-key.server.ts";
 
 export function loader({ context, url }: Route.LoaderArgs) {
   const account = requireAccount(context, url);
@@ -106,6 +107,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
       const result = await changePassword(auth(), parsed.data, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { currentPassword: result.message } }, result.status);
       await attempt.succeeded();
+      await withRewrappedVoteKey(result.headers, account.id, parsed.data);
       // better-auth re-issues this session's cookie: without it, this browser would be signed out too.
       return outcome({ intent, success: accountMessages.passwordChanged }, 200, result.headers);
     }
@@ -145,7 +147,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
       return outcome({ intent, success: accountMessages.twoFactorDisabled }, 200, result.headers);
     }
     case "sign-out-everywhere": {
-      const cleared = await signOutEverywhere(auth(), headers);
+      const cleared = clearVoteKeyCookie(await signOutEverywhere(auth(), headers));
       throw redirect(paths.home(), { headers: setToast(cleared, "signed-out") });
     }
     case "delete-account": {
@@ -162,7 +164,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
       const result = await deleteAccount(auth(), database().db, parsed.data.password, headers);
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
       await attempt.succeeded();
-      throw redirect(paths.home(), { headers: setToast(result.headers, "signed-out") });
+      throw redirect(paths.home(), { headers: setToast(clearVoteKeyCookie(result.headers), "signed-out") });
     }
     default:
       return outcome({ intent, formError: contributionMessages.somethingWrong }, 400);

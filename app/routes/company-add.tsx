@@ -12,11 +12,16 @@ import {
   companySchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
+import { knownCities } from "#app/domain/companies.server.ts";
 import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
-import { retryAfterOf } from "#app/http/forms.server.ts";
+import { field, retryAfterOf } from "#app/http/forms.server.ts";
+import { inputValue, VerificationTokenField } from "#app/components/verification-token-field.tsx";
+import { publicationSettings } from "#app/domain/publication.server.ts";
+import { verificationSettings } from "#app/domain/verification.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAccount } from "#app/http/session.server.ts";
@@ -27,11 +32,21 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 }
 
 /** `?country=` (from a search in that country) preselects the company's country. */
-export function loader({ context, url }: Route.LoaderArgs) {
+export async function loader({ context, request, url }: Route.LoaderArgs) {
   requireAccount(context, url);
-  const country = url.searchParams.get("country")?.toUpperCase() ?? "";
-  return { countries: countryList, country: isCountryCode(country) ? country : undefined };
+  const param = url.searchParams.get("country")?.toUpperCase() ?? "";
+  const country = isCountryCode(param) ? param : undefined;
+  return {
+    countries: countryList,
+    country,
+    // The carried country's known cities come with the page, so they are suggested without JavaScript too.
+    cities: country ? { country, items: await knownCities(readerFor(request), country) } : undefined,
+    minPeople: verificationSettings().minPeople,
+  };
 }
+
+/** The website typed for the company being added: a verification token of its domain badges the review. */
+const typedWebsite = (form: HTMLFormElement) => inputValue(form, "website");
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
@@ -43,7 +58,15 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     values,
     parts: { company: companySchema, review: companyReviewSchema },
     inputs: { company: values, review: values },
-    write: ({ company, review }) => addCompany(database().db, authorOf(account), company, review),
+    write: ({ company, review }) =>
+      addCompany(
+        database().db,
+        authorOf(account),
+        company,
+        review,
+        publicationSettings(),
+        field(form, "verification_token") || undefined,
+      ),
     toast: "company-added",
     // A queued company has no page yet: the search page, with the note of when it will appear.
     targets: () => ({ published: paths.company, queued: paths.search(), note: "company" }),
@@ -64,11 +87,13 @@ export default function CompanyAddPage({ loaderData, actionData }: Route.Compone
               <CompanyFields
                 countries={loaderData.countries}
                 defaultCountry={loaderData.country}
+                startingCities={loaderData.cities}
                 values={state.values}
                 errors={actionData?.fieldErrors}
               />
             </FormSection>
             <CompanyReviewFields state={state} />
+            <VerificationTokenField websiteOf={typedWebsite} minPeople={loaderData.minPeople} state={state} />
           </>
         )}
       </GuidedForm>

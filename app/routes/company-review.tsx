@@ -12,7 +12,7 @@ import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
 import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
-import { badgeAvailable, registrableDomain, verificationSettings } from "#app/domain/verification.server.ts";
+import { badgeDomainsOf } from "#app/domain/verification.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
@@ -27,15 +27,9 @@ export async function loader({ context, request, url }: Route.LoaderArgs) {
   requireAccount(context, url);
   const company = await companyOfQuery(request);
   if (!company) return data({ company: null, verification: null }, { status: 404 });
-  const domain = registrableDomain(company.website) ?? null;
-  const settings = verificationSettings();
   return {
     company: { id: company.id, name: company.name },
-    verification: {
-      domain,
-      badgeAvailable: domain ? await badgeAvailable(database().db, domain, settings) : false,
-      minPeople: settings.minPeople,
-    },
+    verification: await badgeDomainsOf(database().db, [company.website]),
   };
 }
 

@@ -12,17 +12,20 @@ import { formatDay } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
-import { companyCountedYesNo, companyCriteriaGroups, companyShareLabels } from "#app/lib/ratings.ts";
+import { companyCountedYesNo, companyCriteria, companyCriteriaGroups, companyShareLabels } from "#app/lib/ratings.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
+import { PeerComparisons, PeerHeadline, TrendChart } from "#app/components/trends-and-peers.tsx";
+import { rankedMinReviews } from "#app/domain/percentiles.server.ts";
+import { voteStateOf } from "#app/http/vote-key.server.ts";
 
-export async function loader({ params, request }: Route.LoaderArgs) {
+export async function loader({ context, params, request, url: address }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
   const db = readerFor(request);
   const company = id === undefined ? undefined : await findCompany(db, id);
   if (!company)
     return data(
-      { company: null, reviews: null, list: newestFirst, listError: undefined, narrowed: false },
+      { company: null, reviews: null, list: newestFirst, listError: undefined, narrowed: false, votes: null },
       { status: 404 },
     );
   const url = new URL(request.url);
@@ -30,11 +33,24 @@ export async function loader({ params, request }: Route.LoaderArgs) {
   const list = parsed.success ? parsed.data : newestFirst;
   const listError = parsed.success ? undefined : parsed.error.issues[0]?.message;
   const reviews = await companyReviews(db, company.id, url.searchParams.get("before"), list);
-  return data({ company, reviews, list, listError, narrowed: isNarrowed(list) }, { status: listError ? 400 : 200 });
+  const votes = await voteStateOf({ context, request, url: address, db }, reviews.items);
+  return data(
+    {
+      company,
+      reviews,
+      list,
+      listError,
+      narrowed: isNarrowed(list),
+      votes,
+      rankedMinimum: rankedMinReviews("company"),
+    },
+    { status: listError ? 400 : 200 },
+  );
 }
 
 export default function CompanyPage({ loaderData }: Route.ComponentProps) {
-  const { company, reviews, list, listError, narrowed } = loaderData;
+  const { company, reviews, list, listError, narrowed, votes } = loaderData;
+  const rankedMinimum = "rankedMinimum" in loaderData ? loaderData.rankedMinimum : 0;
   const signedIn = useSignedIn();
   if (!company || !reviews) {
     return <CompanyNotFound />;
@@ -66,9 +82,12 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
         }))}
       />
 
+      <PeerHeadline peers={company.peers} kind="company" compareHref={paths.compare("company", [company.id])} />
+
       <div className="profile-columns">
         <SubjectReviews
           reviews={reviews}
+          votes={votes}
           card={CompanyReview}
           writeHref={paths.reviewCompany(company.id)}
           signedIn={signedIn}
@@ -92,6 +111,14 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
         />
 
         <RatingsInDetail summary={company} groups={companyCriteriaGroups}>
+          <TrendChart trend={company.trend} criteria={companyCriteria} />
+          <PeerComparisons
+            peers={company.peers}
+            kind="company"
+            criteria={companyCriteria}
+            averages={company.averages}
+            rankedMinimum={rankedMinimum}
+          />
           <dl className="facts">
             <div>
               <dt>On-call</dt>

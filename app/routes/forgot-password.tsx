@@ -5,6 +5,7 @@ import { accountMessages, emailSchema, requestPasswordReset } from "#app/domain/
 import { auth } from "#app/domain/auth.server.ts";
 import { clientContext, hashIdentifier } from "#app/http/client.server.ts";
 import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { answeredContext } from "#app/http/request-context.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
@@ -22,7 +23,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     (await rateLimitOrNull("passwordReset", context.get(clientContext).ipKey)) ??
     (await rateLimitOrNull("passwordReset", hashIdentifier(serverSecret(), "email", parsed.data.email)));
   if (limited) return limited;
-  requestPasswordReset(auth(), parsed.data.email);
+  requestPasswordReset(auth(), parsed.data.email, context.get(answeredContext));
   return { sent: accountMessages.resetSent };
 }
 

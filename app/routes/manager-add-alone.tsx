@@ -22,6 +22,9 @@ import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList, countryName } from "#app/lib/countries.server.ts";
 import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { inputValue, VerificationTokenField } from "#app/components/verification-token-field.tsx";
+import { publicationSettings } from "#app/domain/publication.server.ts";
+import { verificationSettings } from "#app/domain/verification.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -40,12 +43,34 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 export async function loader({ context, request, url }: Route.LoaderArgs) {
   requireAccount(context, url);
   const companyQuery = (new URL(request.url).searchParams.get("company_q") ?? "").slice(0, 200);
-  const found = await companySuggestions(database().db, companyQuery);
+  const { db } = database();
+  const found = await companySuggestions(db, companyQuery);
+  // A verification token of the chosen company website's domain badges the review (decided when it is sent).
+  const websites = new Map(
+    found.length
+      ? (
+          await db
+            .selectFrom("companies")
+            .select(["id", "website"])
+            .where(
+              "id",
+              "in",
+              found.map((company) => company.id),
+            )
+            .execute()
+        ).map((row) => [row.id, row.website])
+      : [],
+  );
   return {
     countries: countryList,
     companyQuery,
     minLength: suggestionMinLength,
-    found: found.map((company) => ({ ...company, countryName: countryName(company.country) })),
+    minPeople: verificationSettings().minPeople,
+    found: found.map((company) => ({
+      ...company,
+      countryName: countryName(company.country),
+      website: websites.get(company.id) ?? "",
+    })),
   };
 }
 
@@ -85,11 +110,13 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     // Company field errors carry the prefix of their inputs, apart from the manager's city and state.
     prefixes: { company: companyPrefix },
     write: ({ manager, review, company }) =>
-      addManager(database().db, authorOf(account), {
-        company: company ? { company } : { id: existingId! },
-        manager,
-        review,
-      }),
+      addManager(
+        database().db,
+        authorOf(account),
+        { company: company ? { company } : { id: existingId! }, manager, review },
+        publicationSettings(),
+        field(form, "verification_token") || undefined,
+      ),
     toast: "manager-reviewed",
     // A queued manager has no page yet: their company's page when it exists, else the search page, with the note.
     targets: ({ company }) => ({
@@ -105,6 +132,11 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
   const [choice, setChoice] = useState(typeof submitted === "string" ? submitted : "");
   const errors = actionData?.fieldErrors;
   const hydrated = useHydrated();
+  // The chosen company's website, or the new one's as typed: a token of its domain badges the review.
+  const chosenWebsite = (form: HTMLFormElement) =>
+    choice === "new"
+      ? inputValue(form, `${companyPrefix}website`)
+      : (loaderData.found.find((company) => String(company.id) === choice)?.website ?? "");
   return (
     <section className="page narrow review-page">
       <title>{`Add a manager · ${messages.siteName}`}</title>
@@ -176,6 +208,7 @@ export default function ManagerAddAlonePage({ loaderData, actionData }: Route.Co
               <ManagerFields values={actionData?.values} errors={errors} withDepartment />
             </FormSection>
             <ManagerReviewFields state={state} />
+            <VerificationTokenField websiteOf={chosenWebsite} minPeople={loaderData.minPeople} state={state} />
           </>
         )}
       </GuidedForm>

@@ -14,13 +14,18 @@ import {
   managerSchema,
   reviewFormValues,
 } from "#app/domain/contribution-input.server.ts";
+import { knownCities } from "#app/domain/companies.server.ts";
 import { addManager, authorOf } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
-import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
+import { publicationSettings } from "#app/domain/publication.server.ts";
+import { badgeDomainsOf } from "#app/domain/verification.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
+import { readerFor } from "#app/http/read-database.server.ts";
 import { requireAccount } from "#app/http/session.server.ts";
 
 /** A refused submission's page carries the Retry-After of the rate limit that refused it. */
@@ -31,7 +36,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 export async function loader({ context, request, url }: Route.LoaderArgs) {
   requireAccount(context, url);
   const company = await companyOfQuery(request);
-  if (!company) return data({ company: null }, { status: 404 });
+  if (!company) return data({ company: null, verification: null }, { status: 404 });
   return {
     company: {
       id: company.id,
@@ -40,7 +45,9 @@ export async function loader({ context, request, url }: Route.LoaderArgs) {
       countryName: company.countryName,
       city: company.city,
       state: company.state,
+      cities: await knownCities(readerFor(request), company.country),
     },
+    verification: await badgeDomainsOf(database().db, [company.website]),
   };
 }
 
@@ -57,7 +64,13 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     parts: { manager: managerSchema, review: managerReviewSchema },
     inputs: { manager: values, review: values },
     write: ({ manager, review }) =>
-      addManager(database().db, authorOf(account), { company: { id: company.id }, manager, review }),
+      addManager(
+        database().db,
+        authorOf(account),
+        { company: { id: company.id }, manager, review },
+        publicationSettings(),
+        field(form, "verification_token") || undefined,
+      ),
     toast: "manager-reviewed",
     // A queued manager has no page yet: their company's page, with the note of when they will appear.
     targets: () => ({ published: paths.manager, queued: paths.company(company.id), note: "new-manager" }),
@@ -65,8 +78,8 @@ export async function action({ context, request, url }: Route.ActionArgs) {
 }
 
 export default function ManagerAddPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { company } = loaderData;
-  if (!company) {
+  const { company, verification } = loaderData;
+  if (!company || !verification) {
     return <CompanyNotFound />;
   }
   return (
@@ -89,6 +102,7 @@ export default function ManagerAddPage({ loaderData, actionData }: Route.Compone
               />
             </FormSection>
             <ManagerReviewFields state={state} />
+            <VerificationTokenField {...verification} state={state} />
           </>
         )}
       </GuidedForm>

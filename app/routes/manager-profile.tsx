@@ -12,16 +12,25 @@ import { messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
-import { managerCriteriaGroups, managerShareLabels, managerYesNo } from "#app/lib/ratings.ts";
+import {
+  managerCriteria,
+  managerCriteriaGroups,
+  managerShareLabels,
+  managerYesNo,
+  yesNoFlags,
+} from "#app/lib/ratings.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
+import { PeerComparisons, PeerHeadline, TrendChart } from "#app/components/trends-and-peers.tsx";
+import { rankedMinReviews } from "#app/domain/percentiles.server.ts";
+import { voteStateOf } from "#app/http/vote-key.server.ts";
 
-export async function loader({ params, request }: Route.LoaderArgs) {
+export async function loader({ context, params, request, url: address }: Route.LoaderArgs) {
   const id = parseId(params.managerId);
   const db = readerFor(request);
   const manager = id === undefined ? undefined : await findManager(db, id);
   if (!manager)
     return data(
-      { manager: null, reviews: null, list: newestFirst, listError: undefined, narrowed: false },
+      { manager: null, reviews: null, list: newestFirst, listError: undefined, narrowed: false, votes: null },
       { status: 404 },
     );
   const url = new URL(request.url);
@@ -29,11 +38,24 @@ export async function loader({ params, request }: Route.LoaderArgs) {
   const list = parsed.success ? parsed.data : newestFirst;
   const listError = parsed.success ? undefined : parsed.error.issues[0]?.message;
   const reviews = await managerReviews(db, manager.id, url.searchParams.get("before"), list);
-  return data({ manager, reviews, list, listError, narrowed: isNarrowed(list) }, { status: listError ? 400 : 200 });
+  const votes = await voteStateOf({ context, request, url: address, db }, reviews.items);
+  return data(
+    {
+      manager,
+      reviews,
+      list,
+      listError,
+      narrowed: isNarrowed(list),
+      votes,
+      rankedMinimum: rankedMinReviews("manager"),
+    },
+    { status: listError ? 400 : 200 },
+  );
 }
 
 export default function ManagerProfilePage({ loaderData }: Route.ComponentProps) {
-  const { manager, reviews, list, listError, narrowed } = loaderData;
+  const { manager, reviews, list, listError, narrowed, votes } = loaderData;
+  const rankedMinimum = "rankedMinimum" in loaderData ? loaderData.rankedMinimum : 0;
   const signedIn = useSignedIn();
   if (!manager || !reviews) {
     return <ManagerNotFound />;
@@ -70,12 +92,19 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
 
       <SummaryPanel
         summary={manager}
-        shares={managerYesNo.map((key) => ({ label: managerShareLabels[key], percent: manager.yesPercent[key] }))}
+        shares={managerYesNo.map((key) => ({
+          label: managerShareLabels[key],
+          short: yesNoFlags[key],
+          percent: manager.yesPercent[key],
+        }))}
       />
+
+      <PeerHeadline peers={manager.peers} kind="manager" compareHref={paths.compare("manager", [manager.id])} />
 
       <div className="profile-columns">
         <SubjectReviews
           reviews={reviews}
+          votes={votes}
           card={ManagerReview}
           writeHref={paths.reviewManager(manager.id)}
           signedIn={signedIn}
@@ -100,6 +129,14 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
         />
 
         <RatingsInDetail summary={manager} groups={managerCriteriaGroups}>
+          <TrendChart trend={manager.trend} criteria={managerCriteria} />
+          <PeerComparisons
+            peers={manager.peers}
+            kind="manager"
+            criteria={managerCriteria}
+            averages={manager.averages}
+            rankedMinimum={rankedMinimum}
+          />
           <p>
             <a href={manager.linkedinUrl} rel="noopener noreferrer nofollow" target="_blank">
               LinkedIn profile<span className="visually-hidden"> of {name} (opens in a new tab)</span>

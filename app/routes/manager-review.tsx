@@ -9,7 +9,10 @@ import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/d
 import { authorOf, hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
-import { formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
+import { publicationSettings } from "#app/domain/publication.server.ts";
+import { badgeDomainsOf, managerWebsites } from "#app/domain/verification.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { managerOfQuery } from "#app/http/query-subjects.server.ts";
@@ -22,12 +25,17 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const manager = await managerOfQuery(request);
-  if (!manager) return data({ manager: null, blocked: null }, { status: 404 });
+  if (!manager) return data({ manager: null, blocked: null, verification: null }, { status: 404 });
   const summary = { id: manager.id, name: `${manager.firstName} ${manager.lastName}` };
   const account = context.get(accountContext);
-  if (!account) return { manager: summary, blocked: contributionMessages.mustSignIn };
-  const reviewed = await hasReviewedManager(database().db, authorOf(account), manager.id);
-  return { manager: summary, blocked: reviewed ? contributionMessages.alreadyReviewed : null };
+  if (!account) return { manager: summary, blocked: contributionMessages.mustSignIn, verification: null };
+  const { db } = database();
+  const reviewed = await hasReviewedManager(db, authorOf(account), manager.id);
+  return {
+    manager: summary,
+    blocked: reviewed ? contributionMessages.alreadyReviewed : null,
+    verification: await badgeDomainsOf(db, await managerWebsites(db, manager.id)),
+  };
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
@@ -43,7 +51,15 @@ export async function action({ context, request }: Route.ActionArgs) {
     values,
     parts: { review: managerReviewSchema },
     inputs: { review: values },
-    write: ({ review }) => recordManagerReview(database().db, authorOf(account), manager.id, review),
+    write: ({ review }) =>
+      recordManagerReview(
+        database().db,
+        authorOf(account),
+        manager.id,
+        review,
+        publicationSettings(),
+        field(form, "verification_token") || undefined,
+      ),
     toast: "manager-reviewed",
     targets: () => ({ published: paths.manager, queued: paths.manager(manager.id), note: "manager" }),
   });
@@ -85,7 +101,12 @@ export default function ManagerReviewPage({ loaderData, actionData }: Route.Comp
         <>
           <FormMessage error={actionData?.formError} />
           <GuidedForm draftKey={`manager-review:${manager.id}`} actionData={actionData}>
-            {(state) => <ManagerReviewFields state={state} />}
+            {(state) => (
+              <>
+                <ManagerReviewFields state={state} />
+                {loaderData.verification ? <VerificationTokenField {...loaderData.verification} state={state} /> : null}
+              </>
+            )}
           </GuidedForm>
         </>
       )}

@@ -49,10 +49,10 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
       </p>
       <h2>Verifying your work address</h2>
       <p>
-        You may <Link to={paths.verifyWork()}>verify your work address</Link> so that your company reviews can show
-        “Verified: works at example.com”. We mail a code to the address. We do not store the address: we keep a keyed
-        fingerprint of it until the end of the quarter, so each address verifies once a quarter, and then delete it. We
-        do not note which account asked.
+        You may <Link to={paths.verifyWork()}>verify your work address</Link> so that your reviews of its companies and
+        their managers can show “Verified: works at example.com”. We mail a code to the address. We do not store the
+        address: we keep a keyed fingerprint of it until the end of the quarter, so each address verifies once a
+        quarter, and then delete it. We do not note which account asked.
       </p>
       <p>
         After the code, your browser makes a few tokens and has us sign them without showing them to us. When a review
@@ -81,6 +81,13 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
       <p>
         The tokens stay in this browser only (its local storage), never with your account; clearing the browser&apos;s
         data deletes them.
+      </p>
+      <h2>Helpful votes</h2>
+      <p>
+        When you mark a review as helpful, we store a one-way hash of the review made with a key of your account that
+        only you hold: your browser keeps it in a cookie, and we keep it only locked with your password. Nobody holding
+        our database and its secret can tell whose vote it is, or which reviews you voted for, without your password. We
+        count each vote on the review at once, so someone who also holds our logs may learn when a review got a vote.
       </p>
       <h2>Accounts</h2>
       <p>

@@ -1,13 +1,16 @@
-import { useEffect, useRef, useState } from "react";
-import { Form, Link, useNavigation, useNavigationType, useSubmit } from "react-router";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { Form, Link, useFetcher, useLocation, useNavigation, useNavigationType, useSubmit } from "react-router";
 import type { Route } from "./+types/search.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
 import { AboutText, SidePanel } from "#app/components/side-panel.tsx";
 import { AddPrompt, EmptyState } from "#app/components/empty-state.tsx";
-import { searchCompanies } from "#app/domain/companies.server.ts";
-import { searchManagers } from "#app/domain/managers.server.ts";
+import { companyLists, searchCompanies } from "#app/domain/companies.server.ts";
+import { managerLists, searchManagers } from "#app/domain/managers.server.ts";
+import type { CompanySearchResult, ManagerCard, SearchLists } from "#app/domain/public-shapes.server.ts";
 import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
 import { plural } from "#app/lib/format.ts";
+import { preferredCountry, rememberCountry } from "#app/lib/preferred-country.ts";
+import { scaleLabels } from "#app/lib/ratings.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
@@ -24,14 +27,21 @@ export function loader({ request }: Route.LoaderArgs) {
   const country = isCountryCode(countryParam) ? countryParam : "";
   const q = (url.searchParams.get("q") ?? "").slice(0, 100);
   const after = url.searchParams.get("after");
-  return search(readerFor(request), { kind, country, q, after }).then((results) => ({
-    kind,
-    country,
-    q,
-    countries: countryList,
-    results,
-  }));
+  const db = readerFor(request);
+  return Promise.all([search(db, { kind, country, q, after }), listsBeforeATerm(db, { kind, country, q })]).then(
+    ([results, lists]) => ({ kind, country, q, countries: countryList, results, lists }),
+  );
 }
+
+/** Before a term is typed, a chosen country shows its most reviewed and best rated companies or managers. */
+async function listsBeforeATerm(db: Kysely<Database>, query: { kind: SearchKind; country: string; q: string }) {
+  if (!query.country || query.q.trim()) return null;
+  if (query.kind === "manager") return { kind: "manager" as const, lists: await managerLists(db, query.country) };
+  return { kind: "company" as const, lists: await companyLists(db, query.country) };
+}
+
+/** The browser's language and the remembered country do not change while the page is open. */
+const subscribeToNothing = () => () => {};
 
 /** Searching runs only once a country is chosen and a term is typed. */
 async function search(
@@ -52,21 +62,38 @@ async function search(
 }
 
 export default function SearchPage({ loaderData }: Route.ComponentProps) {
-  const { kind, country, q, countries, results } = loaderData;
+  const { kind, country, q, countries, results, lists } = loaderData;
   const submit = useSubmit();
   const navigation = useNavigation();
   const formRef = useRef<HTMLFormElement>(null);
   const hydrated = useHydrated();
-  // The country picked in the form, until the next loaded search brings its own.
-  const [picked, setPicked] = useState({ for: country, value: country });
-  const chosenCountry = picked.for === country ? picked.value : country;
-  // The search box keeps what is typed while a country or kind loads (it is never remounted); only Back and Forward
-  // put the term of that page in it.
+  // The country picked in the form stands until a page that is not one of this form's own searches is shown (a
+  // link, Back or Forward); the searches it starts keep it even while an earlier one is still loading.
+  const [picked, setPicked] = useState<string | null>(null);
+  const knownCountries = useMemo(() => new Set(countries.map((option) => option.code)), [countries]);
+  const preferred = useSyncExternalStore(
+    subscribeToNothing,
+    () => (country || q ? "" : (preferredCountry(knownCountries) ?? "")),
+    () => "",
+  );
+  const chosenCountry = picked ?? (country || preferred);
+  // The search box keeps what is typed while a country or kind loads (it is never remounted); only another page
+  // (Back, Forward, a link) puts the term of that page in it. The page as first loaded keeps what was typed before
+  // the script ran.
   const termRef = useRef<HTMLInputElement>(null);
   const navigationType = useNavigationType();
+  const location = useLocation();
+  const [shownKey, setShownKey] = useState(location.key);
+  if (shownKey !== location.key) {
+    setShownKey(location.key);
+    if (navigationType !== "REPLACE") setPicked(null);
+  }
+  const termShownFor = useRef(location.key);
   useEffect(() => {
-    if (navigationType === "POP" && termRef.current) termRef.current.value = q;
-  }, [navigationType, q, kind, country]);
+    if (termShownFor.current === location.key) return;
+    termShownFor.current = location.key;
+    if (navigationType !== "REPLACE" && termRef.current) termRef.current.value = q;
+  }, [location.key, navigationType, q]);
 
   // Search as you type: wait for a pause, then replace the URL so Back leaves the search rather than each keystroke.
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -77,6 +104,14 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
     }, delay);
   }
   useEffect(() => () => clearTimeout(timer.current), []);
+
+  // A search without a country starts in the last one chosen here, or the one of the browser's language: the select
+  // shows it once the page runs and its lists load beside the page, whose address stays as it was asked for.
+  const preferredLists = useFetcher<typeof loader>();
+  const loadPreferredLists = preferredLists.load;
+  useEffect(() => {
+    if (!country && !q && preferred) void loadPreferredLists(paths.search({ kind, country: preferred, q: "" }));
+  }, [kind, country, q, preferred, loadPreferredLists]);
 
   // Typing searches through the public JSON API, as any client would; the URL follows without a navigation.
   const [live, setLive] = useState<LiveSearch | null>(null);
@@ -116,6 +151,14 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
   const current = live && live.kind === kind && live.country === country ? live : null;
   const shown = current ? current.results : results;
   const shownQ = current ? current.q : q;
+
+  const listsShown =
+    country || !preferredLists.data || preferredLists.data.country !== chosenCountry
+      ? lists
+      : preferredLists.data.lists;
+  const showLists = shown === null && !shownQ.trim() && !current?.error;
+  const listsCountry = country || chosenCountry;
+  const countryLabel = countries.find((option) => option.code === listsCountry)?.name ?? listsCountry;
 
   const searching = navigation.state === "loading" && navigation.location?.pathname === "/search";
   const noun = kind === "manager" ? "manager" : "company";
@@ -161,7 +204,8 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
               value={chosenCountry}
               required
               onChange={(event) => {
-                setPicked({ for: country, value: event.currentTarget.value });
+                rememberCountry(event.currentTarget.value);
+                setPicked(event.currentTarget.value);
                 submitSoon(0);
               }}
             >
@@ -223,10 +267,11 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
             Results
           </h2>
           <p className="visually-hidden" role="status">
-            {resultsAnnouncement(shown, searching)}
+            {resultsAnnouncement(shown, showLists ? listsShown : null, countryLabel, searching)}
           </p>
-          {!country ? <p className="hint">Choose a country to start searching.</p> : null}
+          {!chosenCountry ? <p className="hint">Choose a country to start searching.</p> : null}
           {current?.error ? <p role="alert">{current.error}</p> : null}
+          {showLists && listsShown ? <ListsBeforeATerm lists={listsShown} countryLabel={countryLabel} /> : null}
           {shown === null ? null : shown.kind === "company" ? (
             <CompanyResults results={shown.page} q={shownQ} country={country} />
           ) : (
@@ -240,13 +285,124 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
   );
 }
 
-/** What the live region says when results change: how many were found (the empty result says its own text). */
-function resultsAnnouncement(shown: LiveSearch["results"], searching: boolean): string {
+type Lists = NonNullable<Route.ComponentProps["loaderData"]["lists"]>;
+
+/**
+ * What the live region says when results change: how many were found (the empty result says its own text), or which
+ * lists show before a term is typed.
+ */
+function resultsAnnouncement(
+  shown: LiveSearch["results"],
+  lists: Lists | null,
+  countryLabel: string,
+  searching: boolean,
+): string {
   if (searching) return "Searching…";
+  if (lists) {
+    const { mostReviewed, bestRated } = lists.lists;
+    if (mostReviewed.length === 0 && bestRated.length === 0) return "";
+    return `Most reviewed and best rated ${lists.kind === "manager" ? "managers" : "companies"} in ${countryLabel}`;
+  }
   if (shown === null) return "";
   const count = shown.page.items.length;
   const found = shown.kind === "company" ? plural(count, "company", "companies") : plural(count, "manager", "managers");
   return `${found} found${shown.page.next ? ", more below" : ""}`;
+}
+
+/** "Most reviewed" and "Best rated" in the chosen country, before a term is typed. */
+function ListsBeforeATerm({ lists, countryLabel }: { lists: Lists; countryLabel: string }) {
+  const { mostReviewed, bestRated } = lists.lists as SearchLists<CompanySearchResult | ManagerCard>;
+  const nouns = lists.kind === "manager" ? "managers" : "companies";
+  if (mostReviewed.length === 0 && bestRated.length === 0) {
+    return (
+      <p className="hint">
+        No {lists.kind === "manager" ? "manager" : "company"} in {countryLabel} has reviews to show yet. Search by name
+        to find one.
+      </p>
+    );
+  }
+  const list = (title: string, items: Array<CompanySearchResult | ManagerCard>) => (
+    <section className="search-list" aria-labelledby={`${title}-heading`}>
+      <h3 id={`${title}-heading`} className="search-list-title">
+        {title === "most-reviewed" ? "Most reviewed" : "Best rated"} {nouns} in {countryLabel}
+      </h3>
+      <ul className="card-list">
+        {items.map((item) => (
+          <li key={item.id} className="card result-card">
+            {"name" in item ? <CompanyCard company={item} level={4} /> : <ManagerCardBody manager={item} level={4} />}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+  return (
+    <div className="search-lists">
+      {list("most-reviewed", mostReviewed)}
+      {list("best-rated", bestRated)}
+    </div>
+  );
+}
+
+/** A card's score: the mean with one decimal and its word on the scale, coloured by it (it reads without colour). */
+function CardScore({ mean, reviewCount }: { mean: number | null; reviewCount: number }) {
+  if (mean === null) return <p className="card-meta">No reviews yet</p>;
+  const step = Math.min(5, Math.max(1, Math.floor(mean)));
+  return (
+    <p className="card-meta">
+      <span className={`card-score v${step}`}>
+        {mean.toFixed(1)}
+        <span className="visually-hidden"> out of 5</span>
+      </span>{" "}
+      <span className="card-word">{scaleLabels[step - 1]}</span> · {plural(reviewCount, "review", "reviews")}
+    </p>
+  );
+}
+
+/** A card's title: a level below the heading of the list it is in. */
+function CardTitle({ level, children }: { level: 3 | 4; children: React.ReactNode }) {
+  const Heading = level === 4 ? "h4" : "h3";
+  return <Heading className="card-title">{children}</Heading>;
+}
+
+function CompanyCard({ company, level = 3 }: { company: CompanySearchResult; level?: 3 | 4 }) {
+  return (
+    <>
+      <CardTitle level={level}>
+        {company.name} <DemoBadge show={company.isDemo} />
+      </CardTitle>
+      <CardScore mean={company.mean} reviewCount={company.reviewCount} />
+      <p className="muted">
+        {company.industry} · {company.city}
+      </p>
+      <Link to={paths.company(company.id)} className="card-link">
+        View details<span className="visually-hidden"> of {company.name}</span>
+      </Link>
+    </>
+  );
+}
+
+function ManagerCardBody({ manager, level = 3 }: { manager: ManagerCard; level?: 3 | 4 }) {
+  return (
+    <>
+      <CardTitle level={level}>
+        {manager.firstName} {manager.lastName} <DemoBadge show={manager.isDemo} />
+      </CardTitle>
+      <CardScore mean={manager.mean} reviewCount={manager.reviewCount} />
+      <p className="muted">
+        {manager.title}
+        {manager.companies.length > 0 ? ` at ${manager.companies.map((company) => company.name).join(", ")}` : ""}
+        {" · "}
+        {manager.city}
+      </p>
+      <Link to={paths.manager(manager.id)} className="card-link">
+        View details
+        <span className="visually-hidden">
+          {" "}
+          of {manager.firstName} {manager.lastName}
+        </span>
+      </Link>
+    </>
+  );
 }
 
 type LiveSearch = {
@@ -273,15 +429,7 @@ function CompanyResults({ results, q, country }: { results: CompanyPage; q: stri
       <ul className="card-list">
         {results.items.map((company) => (
           <li key={company.id} className="card result-card">
-            <h3>
-              {company.name} <DemoBadge show={company.isDemo} />
-            </h3>
-            <p className="muted">
-              {company.city} · {plural(company.reviewCount, "review", "reviews")}
-            </p>
-            <Link to={paths.company(company.id)} className="card-link">
-              View details<span className="visually-hidden"> of {company.name}</span>
-            </Link>
+            <CompanyCard company={company} />
           </li>
         ))}
       </ul>
@@ -307,23 +455,7 @@ function ManagerResults({ results, q, country }: { results: ManagerPage; q: stri
       <ul className="card-list">
         {results.items.map((manager) => (
           <li key={manager.id} className="card result-card">
-            <h3>
-              {manager.firstName} {manager.lastName} <DemoBadge show={manager.isDemo} />
-            </h3>
-            <p className="muted">
-              {manager.title}
-              {manager.companies.length > 0 ? ` at ${manager.companies.map((company) => company.name).join(", ")}` : ""}
-            </p>
-            <p className="muted">
-              {manager.city} · {plural(manager.reviewCount, "review", "reviews")}
-            </p>
-            <Link to={paths.manager(manager.id)} className="card-link">
-              View details
-              <span className="visually-hidden">
-                {" "}
-                of {manager.firstName} {manager.lastName}
-              </span>
-            </Link>
+            <ManagerCardBody manager={manager} />
           </li>
         ))}
       </ul>

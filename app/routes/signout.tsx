@@ -4,6 +4,7 @@ import { signOut } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
 import { paths } from "#app/lib/paths.ts";
 import { setToast } from "#app/http/session.server.ts";
+import { clearVoteKeyCookie } from "#app/http/vote-key.server.ts";
 
 /** Signing out changes state, so it is a POST (the header's form); a GET only leads home. */
 export function loader() {
@@ -11,6 +12,6 @@ export function loader() {
 }
 
 export async function action({ request }: Route.ActionArgs) {
-  const headers = await signOut(auth(), request.headers);
+  const headers = clearVoteKeyCookie(await signOut(auth(), request.headers));
   return redirect(paths.home(), { headers: setToast(headers, "signed-out") });
 }

@@ -10,6 +10,7 @@ import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { consumeSignUp } from "#app/lib/rate-limit.server.ts";
 import { requireAnonymous, setToast } from "#app/http/session.server.ts";
+import { withVoteKey } from "#app/http/vote-key.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);
@@ -38,6 +39,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const result = await signUp(auth(), parsed.data, request.headers);
   if (!result.ok)
     return formFailure({ formError: result.message, fieldErrors: { email: result.message } }, result.status);
+  await withVoteKey(result.headers, parsed.data.email, parsed.data.password);
   throw redirect(safeRedirectTarget(form.get("redirectTo"), paths.search()), {
     headers: setToast(result.headers, "signed-in"),
   });

@@ -130,12 +130,12 @@ export default function VerifyWorkPage({ loaderData, actionData }: Route.Compone
   const email = typeof failure?.values?.email === "string" ? failure.values.email : undefined;
   return (
     <section className="page narrow">
-      <title>{`Verify your work address · ${messages.siteName}`}</title>
-      <h1>Verify your work address</h1>
+      <title>{`${verificationMessages.verifyLink} · ${messages.siteName}`}</title>
+      <h1>{verificationMessages.verifyLink}</h1>
       <p>
-        Show readers that your company reviews come from someone who works there, without telling anyone who you are. We
-        mail a code to your work address; after you type it, this browser obtains {loaderData.tokens} tokens that each
-        let one review of a company on that domain show “Verified: works at <i>domain</i>”.
+        Show readers that your reviews come from someone who works there, without telling anyone who you are. We mail a
+        code to your work address; after you type it, this browser obtains {loaderData.tokens} tokens that each let one
+        review of a company on that domain, or of one of its managers, show “Verified: works at <i>domain</i>”.
       </p>
       <ul>
         <li>

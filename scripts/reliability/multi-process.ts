@@ -37,6 +37,7 @@ import {
   waitForHealth,
   Workload,
 } from "./support.ts";
+import { headlineReviewCount } from "#tests/e2e/support/http.ts";
 
 const { values: options } = parseArgs({
   options: { seconds: { type: "string", default: "20" }, clients: { type: "string", default: "24" } },
@@ -115,7 +116,8 @@ try {
     encoding: "utf8",
   });
   if (migrated.status !== 0) throw new Error(`migration failed: ${migrated.stderr}`);
-  // Test instrumentation, not part of Candor: every committed turn of a scheduled job, with the time it was taken.
+  // Test instrumentation, not part of Candor: every committed turn of the publication (the other jobs keep their own
+  // rows and rhythm), with the time it was taken.
   await query(
     databaseUrl,
     `create table turn_audit (id bigserial primary key, taken_ms bigint not null, due_ms bigint not null, next_ms bigint not null);
@@ -123,7 +125,8 @@ try {
        insert into turn_audit (taken_ms, due_ms, next_ms)
        values ((extract(epoch from clock_timestamp()) * 1000)::bigint, old.next_run_ms, new.next_run_ms);
        return new; end $$;
-     create trigger audit_turn after update on scheduled_jobs for each row execute function audit_turn();`,
+     create trigger audit_turn after update on scheduled_jobs for each row
+       when (new.name = 'publication') execute function audit_turn();`,
   );
 
   for (const [index, name] of ["app1", "app2", "app3"].entries()) {
@@ -210,7 +213,7 @@ try {
   const reviewCount = async (app: App) => {
     const response = await fetch(`${app.baseURL}${page}`, { headers: { "X-Forwarded-For": newClientIp() } });
     const html = await response.text();
-    return { cache: response.headers.get("x-cache"), count: Number(/(\d+) reviews?/.exec(html)?.[1]) };
+    return { cache: response.headers.get("x-cache"), count: headlineReviewCount(html) };
   };
   // Every queued write of the load is published first (by the schedule), so the count below moves by this review
   // alone.
@@ -218,8 +221,16 @@ try {
   const queued = async () =>
     Number((await query<{ count: string }>(databaseUrl, "select count(*) as count from pending_reviews"))[0]!.count);
   while ((await queued()) > 0 && Date.now() < queueEmptyBy) await sleep(20);
-  const before = await Promise.all(apps.map(reviewCount));
-  const kept = await Promise.all(apps.map(reviewCount));
+  // The last publication's change may still be on its way to a process when the queue is seen empty, making a page it
+  // just kept stale: every process must come to keep the page (a hit) once no more changes arrive.
+  const keptBy = Date.now() + 10_000;
+  const kept = await Promise.all(
+    apps.map(async (app) => {
+      let answer = await reviewCount(app);
+      while (answer.cache !== "hit" && Date.now() < keptBy) answer = await reviewCount(app);
+      return answer;
+    }),
+  );
   for (const [index, app] of apps.entries()) {
     if (kept[index]!.cache !== "hit") problems.push(`${app.name} did not keep ${page} (x-cache ${kept[index]!.cache})`);
   }
@@ -259,12 +270,12 @@ try {
         for (;;) {
           const { count } = await reviewCount(app);
           const ms = performance.now() - committed;
-          if (count > before[index]!.count || ms > 1_000) return { app: app.name, ms: Math.round(ms), count };
+          if (count > kept[index]!.count || ms > 1_000) return { app: app.name, ms: Math.round(ms), count };
         }
       }),
     );
     for (const [index, result] of seen.entries()) {
-      if (result.count <= before[index]!.count) {
+      if (result.count <= kept[index]!.count) {
         problems.push(`${result.app} still showed ${result.count} reviews ${result.ms} ms after the publication`);
       }
     }

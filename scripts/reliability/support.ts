@@ -47,20 +47,34 @@ export function newClientIp(): string {
   return `10.${(clients >> 16) & 255}.${(clients >> 8) & 255}.${clients & 255}`;
 }
 
-/** Signs up through the form (same origin), as a browser would; resolves with the session as a Cookie header. */
-export async function signUp(baseURL: string, email: string): Promise<string> {
-  const response = await fetch(`${baseURL}/signup`, {
+/** Posts the account form at `path` (same origin), as a browser would; resolves with the cookies it set. */
+async function postAccountForm(baseURL: string, path: string, email: string): Promise<string[]> {
+  const response = await fetch(`${baseURL}${path}`, {
     method: "POST",
     redirect: "manual",
     headers: { Origin: baseURL, "Sec-Fetch-Site": "same-origin", "X-Forwarded-For": newClientIp() },
     body: new URLSearchParams({ email, password }),
   });
   await response.body?.cancel();
-  if (response.status !== 302) throw new Error(`sign-up of ${email} answered ${response.status}`);
-  return response.headers
-    .getSetCookie()
-    .map((cookie) => cookie.split(";")[0]!)
-    .join("; ");
+  if (response.status !== 302) throw new Error(`${path} for ${email} answered ${response.status}`);
+  return response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!);
+}
+
+/** Signs up through the form (same origin), as a browser would; resolves with the session as a Cookie header. */
+export async function signUp(baseURL: string, email: string): Promise<string> {
+  return (await postAccountForm(baseURL, "/signup", email)).join("; ");
+}
+
+/**
+ * Signs in through the sign-in form, as a browser would; resolves with the session cookie as a Cookie header (not
+ * the one-time notice, which a browser sends once).
+ */
+export async function signIn(baseURL: string, email: string): Promise<string> {
+  const cookies = (await postAccountForm(baseURL, "/signin", email)).filter(
+    (cookie) => !/toast/i.test(cookie.split("=")[0]!),
+  );
+  if (cookies.length === 0) throw new Error(`sign-in of ${email} set no session cookie`);
+  return cookies.join("; ");
 }
 
 /** An access token from POST /api/v1/auth/token (grant_type=password). */
@@ -73,6 +87,20 @@ export async function accessToken(baseURL: string, email: string): Promise<strin
   const body = (await response.json()) as { access_token?: string };
   if (response.status !== 200 || !body.access_token) throw new Error(`token for ${email}: ${response.status}`);
   return body.access_token;
+}
+
+/** An access token and the account's vote key (POST /api/v1/helpful-votes needs both). */
+export async function apiCredentials(baseURL: string, email: string): Promise<{ token: string; voteKey: string }> {
+  const response = await fetch(`${baseURL}/api/v1/auth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Forwarded-For": newClientIp() },
+    body: JSON.stringify({ grant_type: "password", email, password }),
+  });
+  const body = (await response.json()) as { access_token?: string; vote_key?: string };
+  if (response.status !== 200 || !body.access_token || !body.vote_key) {
+    throw new Error(`credentials for ${email}: ${response.status}`);
+  }
+  return { token: body.access_token, voteKey: body.vote_key };
 }
 
 /** A marker made of letters only (the guidelines refuse digit runs that look like phone numbers). */

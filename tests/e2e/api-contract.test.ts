@@ -13,6 +13,7 @@ import {
   verificationMessages,
 } from "#app/lib/messages.ts";
 import { reviewListMessages } from "#app/domain/reviews.server.ts";
+import { compareMessages } from "#app/lib/messages.ts";
 import {
   type Account,
   type Answer,
@@ -26,7 +27,7 @@ import {
   unique,
 } from "./support/api.ts";
 import { newClientIp, sameOrigin, Visitor } from "./support/http.ts";
-import { mailedCode } from "./support/verify.ts";
+import { blindReviewToken, mailedCode, type ReviewTokenKeyAnswer } from "./support/verify.ts";
 import { blindTokens, finalizeTokens } from "#app/lib/verification-client.ts";
 import { importPublicKey, toBase64url } from "#app/lib/verification-token.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
@@ -50,7 +51,7 @@ type Page<T> = { items: T[]; next: string | null };
 type Company = { id: number; name: string; reviewCount: number; country: string };
 type SearchResult = { id: number; name: string; reviewCount: number };
 type ManagerCard = { id: number; firstName: string; reviewCount: number };
-type ReviewCard = { id: string; month: string; text: string };
+type ReviewCard = { id: string; month: string; text: string; helpfulVotes: number };
 type Problem = { status: number; detail?: string; errors?: Array<{ field: string; message: string }>; code?: string };
 
 const thisMonth = new Date().toISOString().slice(0, 7);
@@ -167,6 +168,33 @@ describe("public reads", () => {
     assertStatus(await api.get("/api/v1/countries/XX/cities"), 400);
   });
 
+  it("lists a country's most reviewed and best rated companies and managers, refusing a country it does not know", async () => {
+    type Lists<T> = { mostReviewed: T[]; bestRated: T[] };
+    const companies = await api.get(`/api/v1/companies/top?country=${demo.country}`);
+    assertStatus(companies, 200);
+    const { mostReviewed, bestRated } = companies.body as Lists<SearchResult & { mean: number | null }>;
+    assert.ok(mostReviewed.length > 0 && bestRated.length > 0, "no list of the demo data's country");
+    const counts = mostReviewed.map((company) => company.reviewCount);
+    assert.deepEqual(
+      counts,
+      counts.toSorted((a, b) => b - a),
+      "the most reviewed are not first",
+    );
+    assert.ok(
+      [...mostReviewed, ...bestRated].every((company) => company.reviewCount > 0 && company.mean !== null),
+      "a company without reviews is listed",
+    );
+    await assertPublicRead(companies);
+    const managers = await api.get(`/api/v1/managers/top?country=${demo.country}`);
+    assertStatus(managers, 200);
+    assert.ok((managers.body as Lists<ManagerCard>).mostReviewed.length > 0, "no manager list");
+    await assertPublicRead(managers);
+    const refused = await api.get("/api/v1/companies/top?country=XX");
+    assertStatus(refused, 400);
+    assert.deepEqual(fields(refused), ["country"]);
+    assertStatus(await api.get("/api/v1/managers/top"), 400);
+  });
+
   it("searches companies and managers, refusing bad parameters by name", async () => {
     const companies = await api.get(
       `/api/v1/companies?country=${demo.country}&q=${encodeURIComponent(demo.company.name)}`,
@@ -228,6 +256,32 @@ describe("public reads", () => {
     assertStatus(managers, 200);
     assert.ok((managers.body as Page<ManagerCard>).items.some((item) => item.id === demo.manager.id));
     await assertPublicRead(managers);
+  });
+
+  it("compares 2 to 4 companies or managers, each as its profile, and names a refused selection", async () => {
+    const company = (await api.get(`/api/v1/companies/${demo.company.id}`)).body as Company;
+    const compared = await api.get(`/api/v1/compare?company=${demo.company.id}&company=${company.id}`);
+    assertStatus(compared, 400);
+    assert.equal((compared.body as { detail: string }).detail, compareMessages.repeated);
+    const managers = await api.get(`/api/v1/compare?manager=${demo.manager.id}`);
+    assertStatus(managers, 400);
+    assert.equal((managers.body as { detail: string }).detail, compareMessages.tooFew(2));
+    const mixed = await api.get(`/api/v1/compare?company=${demo.company.id}&manager=${demo.manager.id}`);
+    assertStatus(mixed, 400);
+    assert.equal((mixed.body as { detail: string }).detail, compareMessages.mixed);
+    assertStatus(await api.get(`/api/v1/compare?company=${demo.company.id}&company=999999`), 404);
+
+    const other = demo.company.id === 1 ? 2 : 1;
+    const pair = await api.get(`/api/v1/compare?company=${other}&company=${demo.company.id}`);
+    assertStatus(pair, 200);
+    const body = pair.body as { kind: string; items: Company[] };
+    assert.equal(body.kind, "company");
+    assert.deepEqual(
+      body.items.map((item) => item.id),
+      [other, demo.company.id],
+    );
+    assert.deepEqual(body.items[1], company);
+    await assertPublicRead(pair);
   });
 
   it("answers a company's headline figures, and sorts and narrows its reviews, naming a refused choice", async () => {
@@ -742,6 +796,8 @@ describe("rate limits", () => {
       "/api/v1/managers/1",
       "/api/v1/managers/1/reviews",
       "/api/v1/companies/suggestions?q=acme%20corp",
+      "/api/v1/companies/top?country=US",
+      "/api/v1/managers/top?country=US",
     ];
     let answer = await client.get(reads[0]!, { ip });
     const limit = Number(answer.response.headers.get("ratelimit-limit"));
@@ -909,6 +965,34 @@ describe("verifying a work address", () => {
     const foreign = await api.post("/api/v1/companies/1/reviews", companyReview({ verification_token: token }), auth);
     assertStatus(foreign, 400);
     assert.equal((foreign.body as Problem).code, "token-domain");
+
+    // A manager added at that company, and one at a company with a new website, carry the token too.
+    const manager = await api.post(
+      "/api/v1/managers",
+      { company_id: companyId, manager: newManager(), review: managerReview(), verification_token: token },
+      auth,
+    );
+    assertStatus(manager, 201);
+    assert.equal((manager.body as { verification: { badge: string } }).verification.badge, "withheld");
+    const elsewhere = await api.post(
+      "/api/v1/managers",
+      {
+        company: newCompany(unique("Contract Elsewhere")),
+        manager: newManager(),
+        review: managerReview(),
+        verification_token: token,
+      },
+      auth,
+    );
+    assertStatus(elsewhere, 400);
+    assert.equal((elsewhere.body as Problem).code, "token-domain");
+    const managerReviewed = await api.post(
+      `/api/v1/managers/${demo.manager.id}/reviews`,
+      managerReview({ verification_token: token }),
+      auth,
+    );
+    assertStatus(managerReviewed, 400);
+    assert.equal((managerReviewed.body as Problem).code, "token-domain");
   });
 
   it("limits the codes mailed to one address", async () => {
@@ -917,6 +1001,77 @@ describe("verifying a work address", () => {
       answers.push((await api.post("/api/v1/verification/codes", { email: address }, auth)).status);
     }
     assert.deepEqual(answers, [201, 201, 429]);
+  });
+});
+
+describe("helpful votes", () => {
+  it("counts a vote under the account's vote key once, refuses it without the key or an account, and sorts by it", async () => {
+    // With the token, the list is read afresh (the page cache keeps answers for visitors without credentials).
+    const list = async () =>
+      (await api.get(`/api/v1/companies/${demo.company.id}/reviews?sort=helpful`, auth)).body as Page<ReviewCard>;
+    const target = (await list()).items.at(-1)!;
+    const vote = { review_id: target.id, helpful: true };
+    api.contract.assertRequestBody("POST", "/api/v1/helpful-votes", vote);
+    const withKey = { ...auth, headers: { "Candor-Vote-Key": account.voteKey } };
+    const cast = await api.post("/api/v1/helpful-votes", vote, withKey);
+    assertStatus(cast, 200);
+    assertClosedWrite(cast);
+    assert.deepEqual(cast.body, { review_id: target.id, helpful_votes: target.helpfulVotes + 1, voted: true });
+    assertStatus(await api.post("/api/v1/helpful-votes", vote, withKey), 409);
+    assertStatus(await api.post("/api/v1/helpful-votes", vote, auth), 400);
+    assertStatus(
+      await api.post("/api/v1/helpful-votes", vote, { headers: { "Candor-Vote-Key": account.voteKey } }),
+      401,
+    );
+    assertStatus(await api.post("/api/v1/helpful-votes", { ...vote, review_id: "no-such-review" }, withKey), 404);
+    const badBody = await api.post("/api/v1/helpful-votes", { review_id: target.id, helpful: "yes" }, withKey);
+    assertStatus(badBody, 400);
+    assert.deepEqual(fields(badBody), ["helpful"]);
+    const sorted = (await list()).items;
+    assert.equal(sorted[0]!.id, target.id);
+    assert.deepEqual(
+      sorted.map((item) => item.helpfulVotes),
+      sorted.map((item) => item.helpfulVotes).toSorted((a, b) => b - a),
+    );
+    const taken = await api.post("/api/v1/helpful-votes", { ...vote, helpful: false }, withKey);
+    assertStatus(taken, 200);
+    assert.deepEqual(taken.body, { review_id: target.id, helpful_votes: target.helpfulVotes, voted: false });
+  });
+});
+
+describe("one-review tokens", () => {
+  it("signs one token per account and manager, and takes the review it carries only without a session", async () => {
+    const author = { token: (await api.newAccount(server.databaseUrl)).accessToken };
+    const keyAnswer = await api.get("/api/v1/review-tokens/key");
+    assertStatus(keyAnswer, 200);
+    const managerId = demo.manager.id;
+    const blind = await blindReviewToken(keyAnswer.body as ReviewTokenKeyAnswer, managerId);
+    const request = blind.request;
+    const path = `/api/v1/managers/${managerId}/review-tokens`;
+    assertStatus(await api.post(path, request), 401);
+    assertStatus(await api.post(path, { ...request, blinded: "short" }, author), 400);
+    const signed = await api.post(path, request, author);
+    assertStatus(signed, 200);
+    const again = await api.post(path, request, author);
+    assertStatus(again, 409);
+    assert.equal((again.body as Problem).code, "review-token-taken");
+    const token = await blind.finish((signed.body as { blind_signature: string }).blind_signature);
+    const spendPath = `/api/v1/managers/${managerId}/token-reviews`;
+    const withSession = await api.post(spendPath, managerReview({ review_token: token }), author);
+    assertStatus(withSession, 400);
+    assert.equal((withSession.body as Problem).code, "review-token-session");
+    const elsewhere = await api.post(
+      `/api/v1/managers/${unknownId}/token-reviews`,
+      managerReview({ review_token: token }),
+    );
+    assertStatus(elsewhere, 400);
+    assert.equal((elsewhere.body as Problem).code, "review-token-manager");
+    assertStatus(await api.post(spendPath, managerReview({ review_token: "r1~nothing" })), 400);
+    const review = await api.post(spendPath, managerReview({ review_token: token }));
+    assertStatus(review, 201);
+    const twice = await api.post(spendPath, managerReview({ review_token: token }));
+    assertStatus(twice, 409);
+    assert.equal((twice.body as Problem).code, "review-token-spent");
   });
 });
 

@@ -69,5 +69,37 @@ for (const engine of ["sqlite", "postgres"] as const) {
       assert.equal(companies.status, 200);
       await companies.body?.cancel();
     });
+
+    if (engine === "postgres") {
+      // A site's database keeps its tables in the schema `public`, which every new database already has.
+      it("restores a database kept in the schema public into a new database", async () => {
+        const names = ["source", "restored"].map((role) => `candor_public_${role}_${process.pid}_${Date.now()}`);
+        const urls = names.map((name) => {
+          const url = new URL(postgresAdminUrl);
+          url.pathname = `/${name}`;
+          url.search = "";
+          return url.href;
+        });
+        for (const name of names) {
+          await adminQuery(`create database ${name}`);
+          cleanUps.push(async () => void (await adminQuery(`drop database if exists ${name} with (force)`)));
+        }
+        const [source, target] = urls as [string, string];
+        execFileSync(process.execPath, ["scripts/seed.ts", "--companies", "10"], {
+          cwd: root,
+          env: { PATH: process.env.PATH, DATABASE_URL: source, AUTH_SECRET: "x".repeat(32) },
+        });
+        const original = await counts(engine, source);
+        assert.ok(original.companies! > 0, "seeded companies to back up");
+        const file = path.join(dir, "public.backup");
+        run([file], { DATABASE_URL: source, AUTH_SECRET: "x".repeat(32) });
+        const output = run(["--restore", file], {
+          DATABASE_URL: target,
+          QUEUE_KEY_DIR: path.join(dir, "no-keys-here"),
+        });
+        assert.match(output, /Restored/);
+        assert.deepEqual(await counts(engine, target), original);
+      });
+    }
   });
 }

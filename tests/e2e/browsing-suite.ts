@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Browser, BrowserContextOptions, Locator, Page } from "playwright-core";
 import { reviewListMessages } from "#app/domain/reviews.server.ts";
+import { countryName } from "#app/lib/countries.server.ts";
 import { messages, summaryMessages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteria, companyCriteriaGroups, criterionLabels } from "#app/lib/ratings.ts";
@@ -9,6 +10,12 @@ import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } fr
 import { type DemoFacts, readDemoFacts, unmatchedTerm } from "./support/demo-facts.ts";
 import { newEmail, Visitor } from "./support/http.ts";
 import { type Engine, readDatabase, type RunningServer, startServer } from "../support/server.ts";
+
+/**
+ * A browser whose language names no country (Esperanto: its region is the world), so the search page preselects
+ * none and starts at the Country placeholder.
+ */
+const noCountryLocale = { locale: "eo" };
 
 const monthFormat = new Intl.DateTimeFormat("en", { month: "long", timeZone: "UTC" });
 const monthNames = Array.from({ length: 12 }, (_, month) => monthFormat.format(Date.UTC(2000, month, 1)));
@@ -116,7 +123,7 @@ export function describeBrowsing(engine: Engine): void {
       });
 
       it("offers the Country placeholder, then United States, then about 195 countries alphabetically", async () => {
-        const { page } = await open(paths.search());
+        const { page } = await open(paths.search(), noCountryLocale);
         const options = await page
           .getByRole("combobox", { name: "Country", exact: true })
           .locator("option")
@@ -136,25 +143,27 @@ export function describeBrowsing(engine: Engine): void {
       });
 
       it("requires a country before anything can be searched", async () => {
-        const { page } = await open(paths.search());
+        const { page } = await open(paths.search(), noCountryLocale);
         const country = page.getByRole("combobox", { name: "Country", exact: true });
         assert.equal(await country.evaluate((select: HTMLSelectElement) => select.validity.valueMissing), true);
         assert.equal(await page.getByRole("searchbox").isDisabled(), true);
         assert.equal(await page.getByText("Choose a country to start searching.").isVisible(), true);
       });
 
-      it("shows companies as a term is typed, without Enter, and clears them when the term is emptied", async () => {
+      it("shows companies as a term is typed, without Enter, and the country's lists again when the term is emptied", async () => {
         const { busyCompany } = facts;
-        const { page } = await open(paths.search());
+        const { page } = await open(paths.search(), noCountryLocale);
         await page.getByRole("combobox", { name: "Country", exact: true }).selectOption(busyCompany.country);
         await page.waitForURL((url) => url.searchParams.get("country") === busyCompany.country);
-        // The search box is redrawn for the chosen country once its page has loaded.
-        await page.getByText("Choose a country to start searching.").waitFor({ state: "detached" });
-        const details = page.getByRole("link", { name: /^View details/ });
-        assert.equal(await details.count(), 0, "results before a term is typed");
+        // Before a term: the country's lists, not search results.
+        const mostReviewed = page.getByRole("heading", {
+          name: `Most reviewed companies in ${countryName(busyCompany.country)}`,
+        });
+        await mostReviewed.waitFor();
         assert.equal(await page.getByText(messages.noCompanyFound).count(), 0);
 
         await typeTerm(page, busyCompany.name.split(" ")[0]!);
+        await mostReviewed.waitFor({ state: "detached" });
         const link = page.getByRole("link", { name: `View details of ${busyCompany.name}` });
         await link.waitFor();
         assert.equal(await link.getAttribute("href"), paths.company(busyCompany.id));
@@ -162,8 +171,79 @@ export function describeBrowsing(engine: Engine): void {
         assert.match(await text(card), new RegExp(`${busyCompany.reviewCount} reviews`));
 
         await typeTerm(page, "");
-        await details.first().waitFor({ state: "detached" });
+        await mostReviewed.waitFor();
         assert.equal(new URL(page.url()).searchParams.get("q") ?? "", "");
+      });
+
+      it("starts in the country of the browser's language, then in the last one chosen", async () => {
+        const { busyCompany } = facts;
+        const chosen = busyCompany.country === "DE" ? "FR" : busyCompany.country;
+        const { page } = await open(paths.search(), { locale: "de-DE" });
+        const country = page.getByRole("combobox", { name: "Country", exact: true });
+        await page.getByRole("heading", { name: `Most reviewed companies in ${countryName("DE")}` }).waitFor();
+        assert.equal(await country.inputValue(), "DE");
+        // The page keeps the address it was asked for: nothing navigates on its own.
+        assert.equal(new URL(page.url()).search, "");
+
+        await country.selectOption(chosen);
+        await page.waitForURL((url) => url.searchParams.get("country") === chosen);
+        // The choice is kept in this browser, not in a cookie: the page itself stays the same for everyone.
+        assert.deepEqual(await page.context().cookies(), []);
+        await page.goto(paths.search());
+        await waitForHydration(page);
+        await page.getByRole("heading", { name: `Most reviewed companies in ${countryName(chosen)}` }).waitFor();
+        assert.equal(await country.inputValue(), chosen);
+        assert.equal(new URL(page.url()).search, "");
+      });
+
+      it("lists the country's most reviewed and best rated companies with score, reviews and industry", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.search({ country: busyCompany.country }));
+        const name = countryName(busyCompany.country);
+        const api = await (await fetch(`${server.baseURL}/api/v1/companies/top?country=${busyCompany.country}`)).json();
+        const lists = api as Record<
+          "mostReviewed" | "bestRated",
+          Array<{ name: string; mean: number; industry: string }>
+        >;
+        for (const [title, items] of [
+          [`Most reviewed companies in ${name}`, lists.mostReviewed],
+          [`Best rated companies in ${name}`, lists.bestRated],
+        ] as const) {
+          assert.ok(items.length > 0, `${title}: empty`);
+          const section = page.getByRole("region", { name: title });
+          const cards = section.getByRole("listitem");
+          assert.deepEqual(
+            (await cards.getByRole("heading").allTextContents()).map((shown) => shown.replace(/ Demo data$/, "")),
+            items.map((item) => item.name),
+          );
+          for (const [index, item] of items.entries()) {
+            const card = (await cards.nth(index).innerText()).replace(/\s+/g, " ");
+            assert.match(
+              card,
+              new RegExp(`${item.mean.toFixed(1)} out of 5 (Awful|Ok|Good|Great|Awesome) · \\d+ reviews?`),
+            );
+            assert.ok(card.includes(item.industry), `${item.name}: no industry in "${card}"`);
+          }
+        }
+        const counts = await page
+          .getByRole("region", { name: `Most reviewed companies in ${name}` })
+          .getByRole("listitem")
+          .evaluateAll((cards) => cards.map((card) => Number(/(\d+) reviews?/.exec(card.textContent ?? "")?.[1])));
+        assert.deepEqual(
+          counts,
+          counts.toSorted((a, b) => b - a),
+        );
+        const status = page.getByRole("region", { name: "Results" }).getByRole("status");
+        assert.equal(await text(status), `Most reviewed and best rated companies in ${name}`);
+      });
+
+      it("lists the country's most reviewed managers with their title", async () => {
+        const { manager } = facts;
+        const { page } = await open(paths.search({ kind: "manager", country: manager.country }));
+        const section = page.getByRole("region", { name: `Most reviewed managers in ${countryName(manager.country)}` });
+        const first = section.getByRole("listitem").first();
+        await first.waitFor();
+        assert.match((await first.innerText()).replace(/\s+/g, " "), /\d\.\d out of 5 .* · \d+ reviews? .+ · /);
       });
 
       it("opens a company page from its View details link", async () => {
@@ -181,7 +261,10 @@ export function describeBrowsing(engine: Engine): void {
         await page.getByRole("radio", { name: "Manager" }).check();
         await page.waitForURL((url) => url.searchParams.get("kind") === "manager");
         await page.getByRole("searchbox", { name: "Manager name" }).waitFor();
+        const lists = page.getByRole("heading", { name: /^Most reviewed managers in / });
+        await lists.waitFor();
         await typeTerm(page, manager.firstName);
+        await lists.waitFor({ state: "detached" });
         const link = page.getByRole("link", { name: `View details of ${manager.firstName} ${manager.lastName}` });
         await link.waitFor();
         assert.equal(await link.getAttribute("href"), paths.manager(manager.id));
@@ -532,6 +615,15 @@ export function describeBrowsing(engine: Engine): void {
         assert.equal(await link.getAttribute("href"), paths.manager(manager.id));
       });
 
+      it("shows the lists of a chosen country", async () => {
+        const { busyCompany } = facts;
+        const { page } = await open(paths.search({ country: busyCompany.country }), noScript);
+        const name = countryName(busyCompany.country);
+        for (const title of [`Most reviewed companies in ${name}`, `Best rated companies in ${name}`]) {
+          assert.ok((await page.getByRole("region", { name: title }).getByRole("listitem").count()) > 0, title);
+        }
+      });
+
       it("does not submit a search until a country is chosen", async () => {
         const { page } = await open(paths.search(), noScript);
         await page.getByRole("searchbox").fill(facts.busyCompany.name);
@@ -542,10 +634,11 @@ export function describeBrowsing(engine: Engine): void {
     });
 
     describe("security headers", () => {
-      it("sends a Content-Security-Policy whose fresh nonce every inline script carries", async () => {
+      it("sends a rendered page a Content-Security-Policy whose fresh nonce every inline script carries", async () => {
         const nonces = new Set<string>();
         for (const path of [paths.home(), paths.company(facts.busyCompany.id)]) {
-          const response = await fetch(`${server.baseURL}${path}`);
+          // A cookie, so that the page is rendered for this request rather than served from the page cache.
+          const response = await fetch(`${server.baseURL}${path}`, { headers: { cookie: "rendered=1" } });
           const policy = response.headers.get("content-security-policy") ?? "";
           const nonce = /script-src [^;]*'nonce-([A-Za-z0-9+/=]+)'/.exec(policy)?.[1];
           assert.ok(nonce, `no script nonce in "${policy}"`);
@@ -557,6 +650,21 @@ export function describeBrowsing(engine: Engine): void {
           assert.equal(response.headers.get("x-content-type-options"), "nosniff");
         }
         assert.equal(nonces.size, 2, "the nonce is reused across responses");
+      });
+
+      it("runs a kept page's inline scripts under a CSP of their hashes, without a nonce", async () => {
+        const path = paths.company(facts.busyCompany.id);
+        // Read to the end: the page is kept once its answer has been sent in full.
+        await (await fetch(`${server.baseURL}${path}`)).text();
+        const kept = await fetch(`${server.baseURL}${path}`);
+        assert.equal(kept.headers.get("x-cache"), "hit");
+        const policy = kept.headers.get("content-security-policy") ?? "";
+        assert.match(policy, /script-src 'self' 'sha256-/);
+        assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval|'nonce-/);
+        // The browser is served the same kept page: it hydrates, and a refused script would be a console error.
+        const { page, status } = await open(path);
+        assert.equal(status, 200);
+        assert.equal(await page.evaluate(() => document.querySelector("script[nonce]")), null);
       });
     });
   });

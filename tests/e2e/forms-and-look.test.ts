@@ -375,6 +375,27 @@ describe("the review forms", () => {
     assert.equal(await page.getByLabel("State or region", { exact: true }).inputValue(), known.items[0]!.state);
   });
 
+  it("suggests the carried country's known cities without JavaScript, and a company's when adding a manager there", async () => {
+    const { page } = await newMember({ viewport: laptop, javaScriptEnabled: false });
+    const country = facts.busyCompany.country;
+    const known = (await (await fetch(new URL(paths.apiKnownCities(country), server.baseURL))).json()) as {
+      items: Array<{ city: string; state: string }>;
+    };
+    const cities = (selector: string) =>
+      page.locator(selector).evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+    await page.goto(paths.addCompany(country));
+    assert.equal(await page.getByLabel("City", { exact: true }).getAttribute("list"), "city-list");
+    assert.deepEqual(
+      await cities("#city-list option"),
+      known.items.map((item) => item.city),
+    );
+    await page.goto(paths.addManager(facts.busyCompany.id));
+    assert.deepEqual(
+      await cities("#city-list option"),
+      known.items.map((item) => item.city),
+    );
+  });
+
   it("starts a manager added at a company in the company's city and state", async () => {
     const { page } = await newMember({ viewport: laptop });
     await open(page, paths.company(facts.busyCompany.id));
@@ -451,6 +472,44 @@ describe("the look at a phone's width and a laptop's", () => {
     });
   }
 
+  it("shows the score and the start of the first review on a phone's first screen, on company and manager pages", async () => {
+    const page = await newPerson({ viewport: phone });
+    for (const target of [paths.manager(facts.manager.id), paths.company(facts.busyCompany.id)]) {
+      await open(page, target);
+      const boxes = await page.evaluate(() => {
+        const bottom = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().bottom ?? NaN;
+        const top = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().top ?? NaN;
+        return {
+          screen: window.innerHeight,
+          score: bottom(".headline .score"),
+          firstReviewHead: bottom(".review-list .review-card .review-head"),
+          firstReviewText: top(".review-list .review-card .review-text"),
+        };
+      });
+      assert.ok(boxes.score <= boxes.screen, `${target}: the score ends at ${boxes.score} px of ${boxes.screen}`);
+      assert.ok(
+        boxes.firstReviewHead <= boxes.screen && boxes.firstReviewText + 24 <= boxes.screen,
+        `${target}: the first review's text starts at ${boxes.firstReviewText} px of ${boxes.screen}`,
+      );
+    }
+  });
+
+  it("draws the logo as one image named Candor whose letters take the header's text colour, light and dark", async () => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const page = await newPerson({ viewport: phone, colorScheme });
+      await open(page, paths.search());
+      const logo = page.getByRole("banner").getByRole("img", { name: messages.siteName, exact: true });
+      assert.equal(await logo.evaluate((svg) => svg.tagName), "svg");
+      const colours = await logo.evaluate((svg) => ({
+        letters: getComputedStyle(svg.querySelector("g[stroke]")!).stroke,
+        header: getComputedStyle(svg.closest("header")!).color,
+        text: svg.querySelector("text") === null,
+      }));
+      assert.equal(colours.letters, colours.header, `${colorScheme}: the wordmark is not in the header's colour`);
+      assert.ok(colours.text, "the wordmark depends on a font");
+    }
+  });
+
   it("keeps Sign out on one line and the toast clear of the logo on a phone", async () => {
     const { page, email } = await newMember({ viewport: phone });
     await open(page, paths.guidelines());
@@ -463,7 +522,8 @@ describe("the look at a phone's width and a laptop's", () => {
     assert.equal(lines, 1, "Sign out wraps");
     await signOut.click();
     await page.getByRole("banner").getByRole("link", { name: messages.signIn }).click();
-    await waitForPath(page, paths.signIn());
+    // Signing out leads to the search, which may have moved on to the browser's country: sign-in returns there.
+    await waitForPath(page, /^\/signin(\?redirectTo=%2Fsearch%3F[^&]*)?$/);
     await waitForHydration(page);
     await signIn(page, email);
     const toast = page.locator(".toast");
@@ -573,7 +633,8 @@ describe("search", () => {
     const page = await newPerson({ viewport: laptop });
     await open(page, paths.search({ kind: "company", country: facts.busyCompany.country, q: "" }));
     const status = page.getByRole("region", { name: "Results" }).locator('[role="status"]').first();
-    assert.equal(await status.textContent(), "");
+    // Before a term, the country's lists are said; then what typing finds.
+    assert.match((await status.textContent()) ?? "", /^Most reviewed and best rated companies in /);
     await page.getByLabel("Company name", { exact: true }).fill(facts.busyCompany.name);
     await page.waitForFunction(() =>
       /^\d+ compan(y|ies) found/.test(document.querySelector('.results [role="status"]')?.textContent ?? ""),
@@ -595,9 +656,10 @@ describe("one name per action", () => {
           const { opacity, color, backgroundColor, borderTopColor, cursor, filter } = getComputedStyle(link);
           return { opacity, color, backgroundColor, borderTopColor, cursor, filter, disabled: link.ariaDisabled };
         });
-    const page = await newPerson({ viewport: laptop });
+    // Browsers whose language names no country: the search stays without one, and so does the form it leads to.
+    const page = await newPerson({ viewport: laptop, locale: "eo" });
     await open(page, paths.search());
-    const { page: member } = await newMember({ viewport: laptop });
+    const { page: member } = await newMember({ viewport: laptop, locale: "eo" });
     await open(member, paths.search());
     assert.deepEqual(await style(page), await style(member));
     const link = page.getByRole("main").getByRole("link", { name: "Add company", exact: true });

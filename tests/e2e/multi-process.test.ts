@@ -1,10 +1,11 @@
 // Two server processes on one PostgreSQL schema, as behind a proxy: they share rate-limit counters (in PostgreSQL,
 // or in Redis when REDIS_URL is set), the counters outlive a restart, and a change published through one process
-// reaches the other's page cache within a second (LISTEN/NOTIFY, or Redis pub/sub).
+// reaches the other's page cache (LISTEN/NOTIFY, or Redis pub/sub), which lets go of the changed page at once
+// instead of keeping it until it expires.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { companyReview, password } from "./support/api.ts";
-import { newClientIp, newEmail, Visitor } from "./support/http.ts";
+import { headlineReviewCount, newClientIp, newEmail, Visitor } from "./support/http.ts";
 import {
   cleanUp,
   createDatabase,
@@ -114,7 +115,7 @@ for (const channel of ["postgres", "redis"] as const) {
     async function visit(node: Node, path: string) {
       const response = await fetch(new URL(path, node.baseURL), { headers: { "X-Forwarded-For": newClientIp() } });
       const html = await response.text();
-      return { cache: response.headers.get("x-cache"), count: Number(/(\d+) reviews?/.exec(html)?.[1] ?? 0) };
+      return { cache: response.headers.get("x-cache"), count: headlineReviewCount(html) };
     }
 
     /** Keeps the page in `node`'s cache (its change channel connects in the background), and returns its count. */
@@ -125,30 +126,43 @@ for (const channel of ["postgres", "redis"] as const) {
       return seen.count;
     }
 
-    /** Polls `node` until `path` shows `count` reviews, for at most 1 s from `since`. */
-    async function seenWithin(node: Node, path: string, count: number, since: number) {
+    /** How long a process keeps a page in its cache unless told of a change (server/page-cache.ts). */
+    const pageCacheTtlMs = 60_000;
+
+    /**
+     * Polls `node` until `path` shows `count` reviews. The page entered the cache at `cachedSince` or later; it is
+     * watched for half of its lifetime at most, so only the change channel, never its expiry, can have let it go.
+     * How long that took is a diagnostic: on a busy machine a process can wait its turn for the CPU for a while.
+     */
+    async function seenBeforeExpiry(node: Node, path: string, count: number, cachedSince: number, since: number) {
       let seen = await visit(node, path);
-      while (seen.count !== count && performance.now() - since < 1_000) seen = await visit(node, path);
+      while (seen.count !== count && performance.now() - cachedSince < pageCacheTtlMs / 2)
+        seen = await visit(node, path);
       const elapsed = Math.round(performance.now() - since);
       assert.equal(seen.count, count, `the reader still showed ${seen.count} reviews after ${elapsed} ms`);
+      return elapsed;
     }
 
-    it("shows a review published through one process on the other's cached page within a second", async () => {
+    it("shows a review published through one process on the other's cached page, long before the page expires", async (t) => {
       const [writer, reader] = [nodes[0]!, nodes[1]!];
+      const cachedSince = performance.now();
       const before = await kept(reader, "/company/4");
       assert.equal(await postReview(writer, "/company/4"), 201);
-      // Published before it was answered (PUBLISH_INTERVAL=0): from now on the reader must show it within 1 s.
-      await seenWithin(reader, "/company/4", before + 1, performance.now());
+      // Published before it was answered (PUBLISH_INTERVAL=0): from now on the reader must show it.
+      const elapsed = await seenBeforeExpiry(reader, "/company/4", before + 1, cachedSince, performance.now());
+      t.diagnostic(`the reader showed the review ${elapsed} ms after it was published`);
     });
 
-    it("shows a review published by `npm run reviews:publish`, beside the servers, within a second", async () => {
+    it("shows a review published by `npm run reviews:publish`, beside the servers, long before the page expires", async (t) => {
       const queueing = await startNode("never", undefined, { PUBLISH_INTERVAL: "86400" });
       nodes.push(queueing);
       const reader = nodes[1]!;
+      const cachedSince = performance.now();
       const before = await kept(reader, "/company/5");
       assert.equal(await postReview(queueing, "/company/5"), 202);
       publishQueued(database, { AUTH_SECRET: secret, ...(channel === "redis" ? { REDIS_URL: redisUrl } : {}) });
-      await seenWithin(reader, "/company/5", before + 1, performance.now());
+      const elapsed = await seenBeforeExpiry(reader, "/company/5", before + 1, cachedSince, performance.now());
+      t.diagnostic(`the reader showed the review ${elapsed} ms after it was published`);
     });
   });
 }

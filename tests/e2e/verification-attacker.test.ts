@@ -6,8 +6,8 @@ import { paths } from "#app/lib/paths.ts";
 import { decodeToken, tokenMessage } from "#app/lib/verification-token.ts";
 import { companyDraft, companyEntries, companyReviewEntries, postEntries } from "./support/contribute.ts";
 import { newClientIp, newEmail, Visitor } from "./support/http.ts";
-import { type IssuanceTranscript, verifyOverHttp } from "./support/verify.ts";
-import { modInverse, modPow } from "../support/modular.ts";
+import { type IssuanceTranscript, shuffled, verifyOverHttp } from "./support/verify.ts";
+import { modInverse, modPow } from "#app/lib/modular.ts";
 import { type Engine, publishQueued, readDatabase, startServer } from "../support/server.ts";
 
 // The attacker of docs/anonymity.md (T2), against verification: they hold the database after publication, AUTH_SECRET,
@@ -19,16 +19,6 @@ import { type Engine, publishQueued, readDatabase, startServer } from "../suppor
 
 const people = 6;
 const browserPassword = "a long and private passphrase";
-
-/** Fisher–Yates with Math.random: the test's own order, unrelated to the server's. */
-function shuffled<T>(items: readonly T[]): T[] {
-  const result = [...items];
-  for (let i = result.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [result[i], result[j]] = [result[j]!, result[i]!];
-  }
-  return result;
-}
 
 const toBig = (base64url: string) => BigInt(`0x${Buffer.from(base64url, "base64url").toString("hex") || "0"}`);
 

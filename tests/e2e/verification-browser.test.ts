@@ -7,7 +7,12 @@ import {
   companyDraft,
   companyEntries,
   companyReviewEntries,
+  fillCompanyFields,
   fillCompanyReview,
+  fillManagerReview,
+  managerDraft,
+  managerEntries,
+  managerReviewEntries,
   postEntries,
   shareCookies,
 } from "./support/contribute.ts";
@@ -132,6 +137,88 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           assert.ok(!stored.includes("alice"), `${table} holds the address`);
         }
         assert.equal((await readDatabase({ engine, url: server.databaseUrl }, "select * from spent_tokens")).length, 1);
+      } finally {
+        assert.deepEqual(await closeVisit(visit), [], "the browser reported problems");
+      }
+    });
+
+    it("badges a manager review and a company added with its review, and points to /verify-work without a token", async () => {
+      const company = await companyOnOwnDomain(server.baseURL);
+      // A manager of that company, added (and published) with a first review by someone else.
+      const founder = new Visitor(server.baseURL, newClientIp());
+      await founder.signUp(newEmail("founder"), password);
+      const added = await postEntries(founder, paths.addManager(company.id), [
+        ...managerEntries(managerDraft("Ada")),
+        ...managerReviewEntries({ tags: ["Supportive"], text: goodText }),
+      ]);
+      await added.body?.cancel();
+      assert.equal(added.status, 302);
+      const managerId = Number(added.headers.get("location")?.split("/").at(-1));
+
+      const ip = newClientIp();
+      const member = new Visitor(server.baseURL, ip);
+      await member.signUp(newEmail("member"), password);
+      const visit = await openVisit(browser, server.baseURL, { extraHTTPHeaders: { "X-Forwarded-For": ip } });
+      try {
+        await shareCookies(member, visit.context);
+        const { page } = visit;
+        // Without a token, the forms point to /verify-work where a badge is possible.
+        for (const path of [paths.reviewManager(managerId), paths.addCompany()]) {
+          await page.goto(path);
+          await waitForHydration(page);
+          const note = page.locator(".verification-note", { hasText: verificationMessages.verifyInvitation });
+          await note.waitFor();
+          assert.equal(
+            await note.getByRole("link", { name: verificationMessages.verifyLink }).getAttribute("href"),
+            paths.verifyWork(),
+          );
+        }
+
+        // Two people verify (the threshold here), and this browser holds the second one's tokens.
+        const colleague = new Visitor(server.baseURL, newClientIp());
+        await colleague.signUp(newEmail("colleague"), password);
+        await verifyOverHttp(colleague, server.outboxDir, `erin@${company.domain}`);
+        const { tokens } = await verifyOverHttp(member, server.outboxDir, `gina@${company.domain}`, 2);
+        await page.evaluate((held) => localStorage.setItem("candor-verification-tokens", JSON.stringify(held)), tokens);
+
+        await page.goto(paths.reviewManager(managerId));
+        await waitForHydration(page);
+        await page
+          .locator(".verification-note", { hasText: verificationMessages.badgeComing(company.domain) })
+          .waitFor();
+        const managerText = "A verified view of a manager: clear goals and fair feedback.";
+        await fillManagerReview(page, { tags: ["Supportive"], text: managerText });
+        await page.getByRole("main").getByRole("button", { name: "Submit", exact: true }).click();
+        await page.waitForURL((url) => url.pathname === paths.manager(managerId));
+        await page
+          .locator(".review-card")
+          .filter({ has: page.getByText(managerText, { exact: true }) })
+          .getByText(verificationMessages.badge(company.domain), { exact: true })
+          .waitFor();
+        assert.equal((await storedTokens(visit)).length, 1, "the spent token left the browser");
+
+        // A company added with its review, on a website of the same domain: the token is chosen when it is sent.
+        await page.goto(paths.addCompany());
+        await waitForHydration(page);
+        await page
+          .locator(".verification-note", { hasText: verificationMessages.badgeIfWebsite(company.domain) })
+          .waitFor();
+        await fillCompanyFields(page, { ...companyDraft("Sister Co"), website: `labs.${company.domain}/sister` });
+        const companyText = "A verified view of the sister company: calm planning, fair pay.";
+        await fillCompanyReview(page, { tags: ["Stable"], text: companyText });
+        await page.getByRole("main").getByRole("button", { name: "Submit", exact: true }).click();
+        await page.waitForURL((url) => url.pathname.startsWith("/company/") && url.pathname !== paths.addCompany());
+        await page
+          .locator(".review-card")
+          .filter({ has: page.getByText(companyText, { exact: true }) })
+          .getByText(verificationMessages.badge(company.domain), { exact: true })
+          .waitFor();
+        assert.deepEqual(await storedTokens(visit), [], "both tokens are spent");
+        const rows = await readDatabase(
+          { engine, url: server.databaseUrl },
+          "select verified_domain from manager_reviews where verified_domain is not null",
+        );
+        assert.deepEqual(rows, [{ verified_domain: company.domain }]);
       } finally {
         assert.deepEqual(await closeVisit(visit), [], "the browser reported problems");
       }

@@ -92,6 +92,9 @@ export function publishAtOnce(dir: string): Record<string, string> {
     // Tests, scripts and the benchmark post many reviews of one subject, often the same text, on purpose: the
     // manipulation checks would hold them for a moderator. They are tested where they are turned on.
     MANIPULATION_CHECKS: "off",
+    // The peer ranking writes whenever its turn comes (a minute after start, then every 10 minutes), which tests
+    // that compare everything stored before and after a request would read as a change; its tests rank on demand.
+    PEER_RANKING: "off",
   };
 }
 
@@ -157,9 +160,32 @@ export function spawnServer(
   return { child, log, exited };
 }
 
-export async function waitForHealth(baseURL: string, server: ServerProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+/** The CPU time (user and system) a process has used, in ms, from /proc/PID/stat; null where that cannot be read. */
+function cpuMsOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The fields after the command's closing parenthesis start at the state (3rd); utime and stime are the 14th and
+    // 15th, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** A start that is stuck rather than slow: this long without a healthy answer even on the busiest machine. */
+const stuckAfterMs = 10 * 60_000;
+
+/**
+ * Waits until the server answers /healthz. A busy machine can make a start take many times longer than usual, so
+ * the limit is on the work the server does, not on the time: it fails once the server exited or spent
+ * `cpuBudgetMs` of CPU time without becoming healthy (a start costs a few seconds), or when it shows no answer for
+ * ten minutes whatever it spent (a start waiting forever, on a lock say).
+ */
+export async function waitForHealth(baseURL: string, server: ServerProcess, cpuBudgetMs = 60_000): Promise<void> {
+  const startedAt = Date.now();
+  for (;;) {
     if (server.child.exitCode !== null)
       throw new Error(`the server exited with ${server.child.exitCode}:\n${server.log()}`);
     try {
@@ -169,9 +195,13 @@ export async function waitForHealth(baseURL: string, server: ServerProcess, time
     } catch {
       // Not listening yet.
     }
+    const spent = cpuMsOf(server.child.pid);
+    if (spent !== null && spent > cpuBudgetMs)
+      throw new Error(`the server spent ${spent} ms of CPU time without becoming healthy:\n${server.log()}`);
+    if (Date.now() - startedAt > stuckAfterMs)
+      throw new Error(`the server did not become healthy within ${stuckAfterMs} ms:\n${server.log()}`);
     await sleep(50);
   }
-  throw new Error(`the server did not become healthy within ${timeoutMs} ms:\n${server.log()}`);
 }
 
 /** Kills the server if it still runs, then removes its database. */
@@ -262,6 +292,7 @@ const subjects = [
   {
     kind: "company",
     table: "companies",
+    months: "company_months",
     reviews: "company_reviews",
     key: "company_id",
     criteria: companyCriteria,
@@ -270,6 +301,7 @@ const subjects = [
   {
     kind: "manager",
     table: "managers",
+    months: "manager_months",
     reviews: "manager_reviews",
     key: "manager_id",
     criteria: managerCriteria,
@@ -279,14 +311,18 @@ const subjects = [
 
 export type SubjectTable = (typeof subjects)[number]["table"];
 
-/** A company or manager whose stored aggregates differ from a fresh aggregation of its reviews, and where. */
-export type AggregateMismatch = { table: SubjectTable; id: number; columns: string[] };
+/**
+ * A company or manager whose stored aggregates differ from a fresh aggregation of its reviews, and where; or (table
+ * `vote_receipts`, id 0) helpful-vote counts that do not add up to the receipts.
+ */
+export type AggregateMismatch = { table: SubjectTable | "vote_receipts"; id: number; columns: string[] };
 
 /**
  * Compares every stored aggregate (review count, yes counts, rating sums, the sum of squared rating totals, the
- * rating and tag distributions) with a fresh aggregation over the reviews that stand: of every company and manager,
+ * rank of "Best rated" lists, the rating and tag distributions, the monthly buckets' counts and sums) with a fresh aggregation over the reviews that stand: of every company and manager,
  * or only of the ids `only` names for a table (a benchmark's dataset is too large to check whole). `checked` counts
- * the subjects compared per table. A distribution row whose count is 0 stands for no row.
+ * the subjects compared per table. A distribution row or monthly bucket whose count is 0 stands for no row. Helpful-vote counts are
+ * checked against the receipts of the whole database, whatever `only` says.
  */
 export async function checkAggregates(
   database: Pick<ThrowawayDatabase, "engine" | "url">,
@@ -294,7 +330,7 @@ export async function checkAggregates(
 ): Promise<{ mismatches: AggregateMismatch[]; checked: Record<SubjectTable, number> }> {
   const mismatches: AggregateMismatch[] = [];
   const checked: Record<SubjectTable, number> = { companies: 0, managers: 0 };
-  for (const { kind, table, reviews, key, criteria, yes } of subjects) {
+  for (const { kind, table, months, reviews, key, criteria, yes } of subjects) {
     const ids = only ? only[table] : undefined;
     if (only && !ids?.length) continue;
     const total = criteria.map((name) => `r.${name}`).join(" + ");
@@ -303,6 +339,12 @@ export async function checkAggregates(
       ...yes.map((name) => [`${name}_yes`, `coalesce(sum(r.${name}), 0)`]),
       ...criteria.map((name) => [`sum_${name}`, `coalesce(sum(r.${name}), 0)`]),
       ["sum_total_squares", `coalesce(sum((${total}) * (${total})), 0)`],
+      // ratingRank (app/lib/ratings.ts): a division of doubles, exact on both engines.
+      [
+        "rating_rank",
+        `case when count(r.id) > 0 then cast(coalesce(sum(${total}), 0) + ${3 * 5 * criteria.length} as double precision)
+           / (${criteria.length} * (count(r.id) + 5)) else 0 end`,
+      ],
     ] as const;
     const standing = "r.id not in (select review_id from removed_reviews)";
     const rows = await readDatabase(
@@ -358,7 +400,34 @@ export async function checkAggregates(
       }
       return map;
     };
-    const [expected, actual] = await Promise.all([counts(fresh), counts(stored)]);
+    // Monthly buckets: per month of publication, the count and each criterion's sum, one entry per column.
+    const bucketColumns = ["review_count", ...criteria.map((name) => `sum_${name}`)];
+    const buckets = async (query: string, map: Map<string, number>) => {
+      for (const row of await readDatabase(database, query)) {
+        for (const column of bucketColumns) {
+          if (Number(row[column]) !== 0) map.set(`${row.id}\u0000month ${row.month} ${column}`, Number(row[column]));
+        }
+      }
+      return map;
+    };
+    const month = "substr(r.created_on, 1, 7)";
+    const [expected, actual] = await Promise.all([
+      counts(fresh).then((map) =>
+        buckets(
+          `select r.${key} as id, ${month} as month, count(*) as review_count,
+             ${criteria.map((name) => `sum(r.${name}) as sum_${name}`).join(", ")}
+           from ${reviews} r where ${standing} ${inIds(`r.${key}`)} group by r.${key}, ${month}`,
+          map,
+        ),
+      ),
+      counts(stored).then((map) =>
+        buckets(
+          `select subject_id as id, month, ${bucketColumns.join(", ")} from ${months}
+           where subject_id is not null ${inIds("subject_id")}`,
+          map,
+        ),
+      ),
+    ]);
     const wrongById = new Map<number, string[]>();
     for (const entry of new Set([...expected.keys(), ...actual.keys()])) {
       if (expected.get(entry) === actual.get(entry)) continue;
@@ -366,6 +435,23 @@ export async function checkAggregates(
       wrongById.set(Number(id), [...(wrongById.get(Number(id)) ?? []), what!]);
     }
     for (const [id, what] of wrongById) mismatches.push({ table, id, columns: what });
+  }
+
+  // Helpful votes: a receipt names no review, so the counts are checked against the receipts as a whole: every
+  // receipt is counted on exactly one review, or among the orphaned votes of withdrawn reviews; no count is negative.
+  const [votes] = await readDatabase(
+    database,
+    `select (select count(*) from vote_receipts) as receipts,
+       (select coalesce(sum(helpful_votes), 0) from company_reviews) + (select coalesce(sum(helpful_votes), 0) from manager_reviews)
+         + coalesce((select orphaned from vote_totals where id = 1), 0) as counted,
+       (select count(*) from company_reviews where helpful_votes < 0) + (select count(*) from manager_reviews where helpful_votes < 0) as negative`,
+  );
+  if (Number(votes!.receipts) !== Number(votes!.counted) || Number(votes!.negative) !== 0) {
+    mismatches.push({
+      table: "vote_receipts",
+      id: 0,
+      columns: [`${votes!.receipts} receipts, ${votes!.counted} votes counted, ${votes!.negative} negative counts`],
+    });
   }
   return { mismatches, checked };
 }

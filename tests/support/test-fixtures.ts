@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
-import { companyCriteria, companyYesNo, managerCriteria, managerYesNo } from "#app/lib/ratings.ts";
+import { companyCriteria, companyYesNo, managerCriteria, managerYesNo, ratingRank } from "#app/lib/ratings.ts";
 import type {
   Database,
   NewCompany,
@@ -20,7 +20,8 @@ import type {
 type Db = Kysely<Database>;
 
 /**
- * Sets a subject's sum of squared rating totals and rewrites its rating and tag distributions from all of `reviews`
+ * Sets a subject's sum of squared rating totals and its rank, and rewrites its rating and tag distributions and its
+ * monthly buckets from all of `reviews`
  * (the same numbers a publication of each would leave, computed here from scratch).
  */
 async function refreshDistributions(
@@ -31,16 +32,42 @@ async function refreshDistributions(
   const ratings = new Map<string, number>();
   const tags = new Map<string, number>();
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  const months = new Map<string, Record<string, number>>();
   let squares = 0;
+  let ratingSum = 0;
   for (const review of reviews) {
     const values = subject.criteria.map((criterion) => Number(review[criterion]));
     const total = values.reduce((sum, value) => sum + value, 0);
     squares += total * total;
+    ratingSum += total;
     count(ratings, `overall=${Math.floor(total / values.length)}`);
     subject.criteria.forEach((criterion, index) => count(ratings, `${criterion}=${values[index]}`));
     for (const tag of JSON.parse(String(review.tags)) as string[]) count(tags, tag);
+    const month = String(review.created_on).slice(0, 7);
+    const bucket = months.get(month) ?? { review_count: 0 };
+    bucket.review_count! += 1;
+    subject.criteria.forEach((criterion, index) => {
+      bucket[`sum_${criterion}`] = (bucket[`sum_${criterion}`] ?? 0) + values[index]!;
+    });
+    months.set(month, bucket);
   }
-  await db.updateTable(subject.table).set({ sum_total_squares: squares }).where("id", "=", subject.id).execute();
+  const monthTable = subject.table === "companies" ? "company_months" : "manager_months";
+  await db.deleteFrom(monthTable).where("subject_id", "=", subject.id).execute();
+  const monthRows = [...months].map(([month, bucket]) => ({
+    subject_id: subject.id,
+    month,
+    review_count: 0,
+    ...bucket,
+  }));
+  if (monthRows.length > 0) await db.insertInto(monthTable).values(monthRows).execute();
+  await db
+    .updateTable(subject.table)
+    .set({
+      sum_total_squares: squares,
+      rating_rank: ratingRank(ratingSum, reviews.length, subject.criteria.length),
+    })
+    .where("id", "=", subject.id)
+    .execute();
   const key = { subject: subject.kind, subject_id: subject.id };
   await db
     .deleteFrom("rating_counts")

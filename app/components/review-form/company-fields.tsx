@@ -68,17 +68,30 @@ function SimilarCompanies({
 
 type KnownCities = { items: Array<{ city: string; state: string }> };
 
+/** The known cities of the country a form starts in, rendered with the page so they work without JavaScript. */
+export type StartingCities = { country: string; items: KnownCities["items"] };
+
 /**
- * The cities already known in `country`, as a datalist for the city field (`listId`), fetched once a country is
- * chosen (`fillStateOfCity` then fills an empty state field). Nothing without JavaScript.
+ * The cities already known in `country`, as a datalist for the city field (`listId`): those of the country the form
+ * starts in come with the page (`starting`, so without JavaScript too); another country's are fetched once it is
+ * chosen (`fillStateOfCity` then fills an empty state field).
  */
-export function KnownCities({ country, listId }: { country: string; listId: string }) {
+export function KnownCities({
+  country,
+  listId,
+  starting,
+}: {
+  country: string;
+  listId: string;
+  starting?: StartingCities | undefined;
+}) {
   const fetcher = useFetcher<KnownCities>();
   const { load } = fetcher;
+  const fromPage = starting?.country === country;
   useEffect(() => {
-    if (/^[A-Z]{2}$/.test(country)) void load(paths.apiKnownCities(country));
-  }, [country, load]);
-  const items = fetcher.data?.items ?? [];
+    if (!fromPage && /^[A-Z]{2}$/.test(country)) void load(paths.apiKnownCities(country));
+  }, [country, load, fromPage]);
+  const items = fromPage ? starting.items : (fetcher.data?.items ?? []);
   return (
     <datalist id={listId}>
       {items.map(({ city, state }) => (
@@ -164,9 +177,12 @@ export function CompanyFields({
   errors,
   prefix = "",
   defaultCountry,
+  startingCities,
   onChooseExisting,
 }: {
   countries: readonly CountryOption[];
+  /** The known cities of `defaultCountry`, with the page. */
+  startingCities?: StartingCities | undefined;
   /** The country to start with, when the visitor came from a search in that country. */
   defaultCountry?: string | undefined;
   values?: Record<string, unknown> | undefined;
@@ -223,7 +239,7 @@ export function CompanyFields({
         list={cityList}
         onChange={(city) => fillStateOfCity(city, cityList, `${prefix}state`)}
       />
-      <KnownCities country={country} listId={cityList} />
+      <KnownCities country={country} listId={cityList} starting={startingCities} />
       <TextField
         name={`${prefix}state`}
         label="State or region"

@@ -1,5 +1,5 @@
 import { YesNoCards } from "./choice-fields.tsx";
-import { fillStateOfCity, KnownCities, TextField } from "./company-fields.tsx";
+import { fillStateOfCity, KnownCities, type StartingCities, TextField } from "./company-fields.tsx";
 import { fieldLengths } from "#app/lib/limits.ts";
 
 /**
@@ -16,7 +16,8 @@ export function ManagerFields({
   values?: Record<string, unknown> | undefined;
   errors?: Record<string, string> | undefined;
   withDepartment: boolean;
-  company?: { country: string; countryName: string; city: string; state: string } | undefined;
+  company?:
+    { country: string; countryName: string; city: string; state: string; cities?: StartingCities["items"] } | undefined;
 }) {
   const value = (key: string) => {
     const entry = values?.[key];
@@ -71,7 +72,13 @@ export function ManagerFields({
         list={company ? "city-list" : undefined}
         onChange={company ? (city) => fillStateOfCity(city, "city-list", "state") : undefined}
       />
-      {company ? <KnownCities country={company.country} listId="city-list" /> : null}
+      {company ? (
+        <KnownCities
+          country={company.country}
+          listId="city-list"
+          starting={company.cities ? { country: company.country, items: company.cities } : undefined}
+        />
+      ) : null}
       <TextField
         name="state"
         label="State or region"

@@ -27,7 +27,15 @@ export type Call = {
 
 export type Answer = Checked & { response: Response; url: URL };
 
-export type Account = { email: string; password: string; userId: string; accessToken: string; refreshToken: string };
+export type Account = {
+  email: string;
+  password: string;
+  userId: string;
+  accessToken: string;
+  refreshToken: string;
+  /** What the password grant answered as `vote_key`, sent as Candor-Vote-Key with helpful votes. */
+  voteKey: string;
+};
 
 export type TokenPair = {
   access_token: string;
@@ -103,10 +111,17 @@ export class ApiClient {
     await new Visitor(this.baseURL, newClientIp()).signUp(email, password);
     const grant = await this.post("/api/v1/auth/token", { grant_type: "password", email, password });
     assert.equal(grant.status, 200, grant.text);
-    const pair = grant.body as TokenPair;
+    const pair = grant.body as TokenPair & { vote_key: string };
     const userId = await readUserId(databaseUrl, engine, email);
     this.secrets.push(email, userId);
-    return { email, password, userId, accessToken: pair.access_token, refreshToken: pair.refresh_token };
+    return {
+      email,
+      password,
+      userId,
+      accessToken: pair.access_token,
+      refreshToken: pair.refresh_token,
+      voteKey: pair.vote_key,
+    };
   }
 }
 

@@ -103,6 +103,9 @@ export function everyPage(facts: DemoFacts): Array<{ path: string; status: numbe
   return [
     { path: paths.home(), status: 200 },
     { path: paths.search(), status: 200 },
+    // A country chosen, no term yet: its most reviewed and best rated lists.
+    { path: paths.search({ country }), status: 200 },
+    { path: paths.search({ kind: "manager", country: manager.country }), status: 200 },
     { path: paths.search({ country, q: busyCompany.name }), status: 200 },
     { path: paths.search({ country, q: unmatchedTerm }), status: 200 },
     { path: paths.search({ kind: "manager", country: manager.country, q: manager.firstName }), status: 200 },
@@ -115,6 +118,9 @@ export function everyPage(facts: DemoFacts): Array<{ path: string; status: numbe
     { path: paths.manager(manager.id), status: 200 },
     { path: paths.manager(facts.managerWithoutReviews.id), status: 200 },
     { path: paths.manager(999_999), status: 404 },
+    { path: paths.compare("company", [busyCompany.id, facts.quietCompany.id]), status: 200 },
+    { path: `${paths.compare("company", [busyCompany.id])}&country=${country}&q=a`, status: 200 },
+    { path: paths.compare("manager", [manager.id, facts.managerWithoutReviews.id]), status: 200 },
     { path: paths.landing(), status: 200 },
     { path: paths.guidelines(), status: 200 },
     { path: paths.privacy(), status: 200 },

@@ -86,6 +86,15 @@ export class Visitor {
 
 const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#39": "'" };
 
+/**
+ * The number of reviews a company or manager page's headline is based on ("based on 6 reviews"); 0 for a page
+ * without reviews, whose headline names no count. Other texts of the page name review counts too (the trend's
+ * minimum per month, the lists), so only the headline's words are read.
+ */
+export function headlineReviewCount(html: string): number {
+  return Number(/based on ([\d,]+) reviews?/.exec(html)?.[1]?.replaceAll(",", "") ?? 0);
+}
+
 /** The text of the page's message box (role="alert"), or null. */
 export function alertText(html: string): string | null {
   const text = /role="alert"[^>]*>([^<]*)</.exec(html)?.[1];

@@ -9,6 +9,7 @@ import { accountKey, clientContext } from "#app/http/client.server.ts";
 import { json, problem } from "#app/http/problem.server.ts";
 import { beginPasswordAttempt, consume } from "#app/lib/rate-limit.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
+import { voteKeyAfterPassword } from "#app/http/vote-key.server.ts";
 
 const grantSchema = z.discriminatedUnion("grant_type", [
   z.object({
@@ -55,7 +56,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     );
     if (!grant.ok) return problem(401, grant.message, { code: grant.reason });
     await attempt.succeeded();
-    return json(grant.pair);
+    // The account's vote key, for the client to send with its votes: the server keeps it only wrapped (decision 0016).
+    return json({ ...grant.pair, vote_key: await voteKeyAfterPassword(body.data.email, body.data.password) });
   } catch (error) {
     return apiFailure(error);
   }

@@ -6,6 +6,7 @@ import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
 import { readRawBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
+import { publicationSettings } from "#app/domain/publication.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
 
 /** GET /api/v1/companies?country=US&q=acme[&after=…]: the same search as the search page. */
@@ -24,7 +25,14 @@ export const action = apiWrite(
       throw new ApiProblem(400, contributionMessages.payloadNulls);
     }
     const body = newCompanyBodySchema.parse(raw.data);
-    const submission = await addCompany(database().db, authorOf({ id: author.userId }), body.company, body.review);
+    const submission = await addCompany(
+      database().db,
+      authorOf({ id: author.userId }),
+      body.company,
+      body.review,
+      publicationSettings(),
+      body.verification_token || undefined,
+    );
     return submissionAnswer(submission, (id) => ({ id }), "company");
   },
   { contribution: "company" },

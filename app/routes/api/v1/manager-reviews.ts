@@ -1,10 +1,11 @@
 import { database } from "#app/db/database.server.ts";
-import { parseIdParam, managerReviewSchema, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
+import { managerReviewBodySchema, parseIdParam, queryOf, reviewPageQuerySchema } from "#app/domain/api-input.server.ts";
 import { authorOf, recordManagerReview } from "#app/domain/contributions.server.ts";
 import { findManager, managerReviewListSchema, managerReviews } from "#app/domain/managers.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
+import { publicationSettings } from "#app/domain/publication.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
 
 function managerId(params: Record<string, string | undefined>): number {
@@ -26,9 +27,17 @@ export const loader = apiRead(async ({ params, request }) => {
 export const action = apiWrite(
   async ({ params, request, author }) => {
     const id = managerId(params);
-    const body = await readBody(request, managerReviewSchema);
+    const body = await readBody(request, managerReviewBodySchema);
     if (!body.ok) throw body.response;
-    const submission = await recordManagerReview(database().db, authorOf({ id: author.userId }), id, body.data);
+    const { verification_token: token, ...review } = body.data;
+    const submission = await recordManagerReview(
+      database().db,
+      authorOf({ id: author.userId }),
+      id,
+      review,
+      publicationSettings(),
+      token || undefined,
+    );
     return submissionAnswer(submission, () => ({ ok: true }), "manager");
   },
   { contribution: "managerReview" },

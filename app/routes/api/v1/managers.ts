@@ -6,6 +6,7 @@ import { searchManagers } from "#app/domain/managers.server.ts";
 import { readRawBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
+import { publicationSettings } from "#app/domain/publication.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
 
 /** GET /api/v1/managers?country=US&q=jane[&after=…]: first name, last name or both. */
@@ -22,11 +23,17 @@ export const action = apiWrite(
     const company = (raw.data as { company?: unknown } | null)?.company;
     if (company !== undefined && hasNullValues(company)) throw new ApiProblem(400, contributionMessages.payloadNulls);
     const body = newManagerBodySchema.parse(raw.data);
-    const submission = await addManager(database().db, authorOf({ id: author.userId }), {
-      company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
-      manager: body.manager,
-      review: body.review,
-    });
+    const submission = await addManager(
+      database().db,
+      authorOf({ id: author.userId }),
+      {
+        company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
+        manager: body.manager,
+        review: body.review,
+      },
+      publicationSettings(),
+      body.verification_token || undefined,
+    );
     return submissionAnswer(submission, (id) => ({ id }), "new-manager");
   },
   { contribution: "manager" },

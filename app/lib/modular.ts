@@ -1,4 +1,4 @@
-/** Modular arithmetic on bigints, for tests that check RSA algebra by hand. */
+/** Modular arithmetic on bigints: public-key operations only (secret exponents go through node:crypto). */
 
 export function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
   let result = 1n;

@@ -1,0 +1,90 @@
+import type { Kysely } from "kysely";
+import type { RouterContextProvider } from "react-router";
+import { database } from "#app/db/database.server.ts";
+import type { Database } from "#app/db/schema.ts";
+import { publicUrl } from "#app/domain/auth.server.ts";
+import { accountContext } from "#app/http/session.server.ts";
+import { parseVoteKey, rewrapVoteKey, unlockVoteKey, votedAmong } from "#app/domain/helpful-votes.server.ts";
+
+/**
+ * The vote key travels with the browser, never kept by the server
+ * (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md): an HttpOnly cookie set when the password is
+ * at hand (sign-in, sign-up, password change) for a session's life, and cleared at sign-out. Over https it is a
+ * `__Host-` cookie, like the session's.
+ */
+const sessionSeconds = 60 * 60 * 24 * 30;
+
+function cookieName(): string {
+  return publicUrl().startsWith("https://") ? "__Host-candor.vote_key" : "candor.vote_key";
+}
+
+function attributes(maxAge: number): string {
+  const secure = publicUrl().startsWith("https://") ? "; Secure" : "";
+  return `Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+export function setVoteKeyCookie(headers: Headers, voteKey: string): Headers {
+  headers.append("Set-Cookie", `${cookieName()}=${voteKey}; ${attributes(sessionSeconds)}`);
+  return headers;
+}
+
+export function clearVoteKeyCookie(headers: Headers): Headers {
+  headers.append("Set-Cookie", `${cookieName()}=; ${attributes(0)}`);
+  return headers;
+}
+
+/** The vote key a browser sent back (its cookie), or an API client (the `Candor-Vote-Key` header); null without. */
+export function readVoteKey(request: Request): string | null {
+  const header = request.headers.get("candor-vote-key");
+  if (header !== null) return parseVoteKey(header.trim());
+  const name = cookieName().replace(".", "\\.");
+  const match = new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(request.headers.get("cookie") ?? "");
+  return parseVoteKey(match?.[1]);
+}
+
+async function userIdOf(email: string): Promise<string | undefined> {
+  const row = await database()
+    .db.selectFrom("users")
+    .select("id")
+    .where("email", "=", email.trim().toLowerCase())
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** After a password was accepted for `email`: the account's vote key, opened with it (made if it has none). */
+export async function voteKeyAfterPassword(email: string, password: string): Promise<string> {
+  const userId = await userIdOf(email);
+  if (!userId) throw new Error("A password was accepted for an address without an account.");
+  return unlockVoteKey(database().db, userId, password);
+}
+
+/** Sets the vote key cookie on `headers` after a password was accepted for `email`. */
+export async function withVoteKey(headers: Headers, email: string, password: string): Promise<Headers> {
+  return setVoteKeyCookie(headers, await voteKeyAfterPassword(email, password));
+}
+
+/** After a password change: the same vote key, wrapped under the new password, set again on `headers`. */
+export async function withRewrappedVoteKey(
+  headers: Headers,
+  userId: string,
+  passwords: { currentPassword: string; newPassword: string },
+): Promise<Headers> {
+  return setVoteKeyCookie(headers, await rewrapVoteKey(database().db, userId, passwords));
+}
+
+/**
+ * What a page's vote controls need (app/components/helpful-vote.tsx): signed in or not, which of the shown reviews
+ * this reader marked helpful (their receipts recomputed, a read), and the page's own address to come back to: the
+ * loader's `url` argument, as `request.url` of a client-side navigation is the internal `.data` address.
+ */
+export async function voteStateOf(
+  page: { context: Readonly<RouterContextProvider>; request: Request; url: URL; db: Kysely<Database> },
+  reviews: ReadonlyArray<{ id: string }>,
+): Promise<{ signedIn: boolean; voted: string[]; returnTo: string }> {
+  const { context, request, url, db } = page;
+  const signedIn = context.get(accountContext) !== null;
+  const voteKey = signedIn ? readVoteKey(request) : null;
+  const ids = reviews.map((review) => review.id);
+  const voted = voteKey ? [...(await votedAmong(db, voteKey, ids))] : [];
+  return { signedIn, voted, returnTo: `${url.pathname}${url.search}` };
+}
