@@ -261,4 +261,44 @@ describeEachEngine("ranking among peers", (database) => {
     // 6 reads, 14 sorts, 40 writes and a sweep: the loop turned at least once after each write.
     expect(turns - before).toBeGreaterThanOrEqual(40);
   });
+
+  it("a group of thousands ranked in slices (its sort merged in runs) matches the whole ranking", async () => {
+    // 5,000 companies of one country, review counts 3 to 40, sums that tie often: more than one sorted run (4,096).
+    const rows = [];
+    for (let i = 0; i < 5_000; i++) {
+      const reviews = 3 + ((i * 7) % 38);
+      const sums = Object.fromEntries(
+        companyCriteria.map((key, index) => [`sum_${key}`, reviews + ((i * (index + 3)) % (4 * reviews + 1))]),
+      );
+      rows.push({
+        name: `Bulk ${i}`,
+        folded_name: `bulk ${i}`,
+        name_skeleton: `bulk${i}`,
+        country: "NL",
+        state: "Utrecht",
+        city: "Utrecht",
+        website: "https://bulk.example",
+        glassdoor_url: "https://reviews.example/bulk",
+        website_key: `bulk.example#${i}`,
+        industry: "Software",
+        industry_section: null,
+        recent_layoffs: null,
+        created_on: "2025-06-01",
+        review_count: reviews,
+        ...sums,
+      });
+    }
+    for (let from = 0; from < rows.length; from += 500) {
+      await db()
+        .insertInto("companies")
+        .values(rows.slice(from, from + 500))
+        .execute();
+    }
+    const netherlands = { kind: "company", scope: "country", value: "NL" } as const;
+    expect(await rankGroup(db(), netherlands, 1, { mode: "whole" })).toBe(5_000);
+    const whole = await stored();
+    await emptied();
+    expect(await rankGroup(db(), netherlands, 1, { mode: "slices", sliceRows: 300 })).toBe(5_000);
+    expect(await stored()).toEqual(whole);
+  });
 });

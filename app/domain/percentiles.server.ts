@@ -94,6 +94,57 @@ export type RankingOptions = {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * Paces work done in memory over a whole group (sums, sorts, orders: each linear or n log n in its size): `due`
+ * counts units of work and, every 1,024 of them, answers whether `stepMs` have passed since the event loop last
+ * turned; the caller then awaits `turn`. So no step of the job outlasts a statement of `sliceRows` rows by much,
+ * however large the group.
+ */
+class Pace {
+  private since = performance.now();
+  private work = 0;
+  private readonly stepMs: number;
+  constructor(stepMs: number) {
+    this.stepMs = stepMs;
+  }
+  due(units = 1): boolean {
+    this.work += units;
+    if (this.work < 1024) return false;
+    this.work = 0;
+    return performance.now() - this.since >= this.stepMs;
+  }
+  async turn(): Promise<void> {
+    await nextTurn();
+    this.since = performance.now();
+  }
+}
+
+/** `values` sorted ascending: runs sorted natively, then merged pairwise, at the pace of `pace`. */
+async function sortedAtPace(values: Float64Array, pace: Pace): Promise<Float64Array> {
+  const size = values.length;
+  const run = 4096;
+  let from = values.slice();
+  for (let start = 0; start < size; start += run) {
+    from.subarray(start, start + run).sort();
+    if (pace.due(run)) await pace.turn();
+  }
+  let to = new Float64Array(size);
+  for (let width = run; width < size; width *= 2) {
+    for (let low = 0; low < size; low += 2 * width) {
+      const middle = Math.min(low + width, size);
+      const high = Math.min(low + 2 * width, size);
+      let left = low;
+      let right = middle;
+      for (let next = low; next < high; next++) {
+        to[next] = right >= high || (left < middle && from[left]! <= from[right]!) ? from[left++]! : from[right++]!;
+        if (pace.due()) await pace.turn();
+      }
+    }
+    [from, to] = [to, from];
+  }
+  return from;
+}
+
+/**
  * Ranks one group afresh: per criterion each member's percentile, the share of the other members whose average is
  * strictly lower (ties share a rank), and the group's mean of averages; rows of subjects no longer in the group go.
  * A group with fewer than `groupMinSubjects` members keeps only its count. Answers how many subjects it ranked.
@@ -239,6 +290,7 @@ async function rankGroupInSlices(
   const size = members.ids.length;
   const ranked = size >= peerLimits.groupMinSubjects;
   const criteria = ["overall", ...subject.criteria];
+  const pace = new Pace(peerLimits.stepMs);
   // Per criterion (overall first), each member's average.
   const averages = criteria.map(() => new Float64Array(size));
   for (let member = 0; member < size; member++) {
@@ -249,22 +301,40 @@ async function rankGroupInSlices(
       averages[index + 1]![member] = sums[member]! / count;
     });
     averages[0]![member] = total / (count * subject.criteria.length);
+    if (pace.due(criteria.length)) await pace.turn();
+  }
+  // The members in order of id (each id times 2^21 plus its position: exact in a double for ids below 2^31 and
+  // groups of up to 2 million), so the writes touch neighbouring pages and the sweep can look ids up.
+  const shift = 2 ** 21;
+  if (size > shift) throw new Error(`A group of ${size} subjects is more than the peer ranking sorts.`);
+  const keys = new Float64Array(size);
+  for (let position = 0; position < size; position++) {
+    keys[position] = members.ids[position]! * shift + position;
+    if (pace.due()) await pace.turn();
+  }
+  const sortedKeys = await sortedAtPace(keys, pace);
+  const byId = new Uint32Array(size);
+  const ids = new Float64Array(size);
+  for (let index = 0; index < size; index++) {
+    byId[index] = sortedKeys[index]! % shift;
+    ids[index] = Math.floor(sortedKeys[index]! / shift);
+    if (pace.due()) await pace.turn();
   }
   const means: number[] = [];
   if (ranked) {
     const sorted: Float64Array[] = [];
     for (const list of averages) {
-      sorted.push(list.slice().sort());
+      sorted.push(await sortedAtPace(list, pace));
       let sum = 0;
       for (const average of list) sum += average;
       means.push(sum / size);
-      await nextTurn();
+      if (pace.due(size)) await pace.turn();
     }
     // Every criterion of a subject in the same statement: a page never mixes two rankings for one subject.
     const perStatement = Math.max(1, Math.floor(sliceRows / criteria.length));
     for (let from = 0; from < size; from += perStatement) {
       const rows = [];
-      for (let member = from; member < Math.min(size, from + perStatement); member++) {
+      for (const member of byId.subarray(from, from + perStatement)) {
         for (const [index, criterion] of criteria.entries()) {
           const below = countBelow(sorted[index]!, averages[index]![member]!);
           // Floored: 72.9% reads "better than 72%".
@@ -297,10 +367,10 @@ async function rankGroupInSlices(
             ),
         )
         .execute();
-      await nextTurn();
+      await pace.turn();
     }
   }
-  await removeFormerMembers(db, group, ranked ? new Set(members.ids) : new Set(), sliceRows);
+  await removeFormerMembers(db, group, ranked ? ids : new Float64Array(), sliceRows);
   await db.transaction().execute(async (trx) => {
     await deleteAverages(trx, group).execute();
     if (!ranked)
@@ -328,13 +398,13 @@ async function rankGroupInSlices(
 }
 
 /**
- * Deletes the group's percentiles of subjects not in `keep`: walks the group's `overall` rows in order of subject
+ * Deletes the group's percentiles of subjects not in `keep` (ascending): walks the group's `overall` rows in order of subject
  * (`subject_percentiles_group`, migration 0023), `sliceRows` at a time, and deletes every row of those that left.
  */
 async function removeFormerMembers(
   db: Kysely<Database>,
   group: PeerGroup,
-  keep: Set<number>,
+  keep: Float64Array,
   sliceRows: number,
 ): Promise<void> {
   let after = 0;
@@ -350,7 +420,7 @@ async function removeFormerMembers(
       .orderBy("subject_id")
       .limit(sliceRows)
       .execute();
-    const gone = rows.map((row) => Number(row.subject_id)).filter((id) => !keep.has(id));
+    const gone = rows.map((row) => Number(row.subject_id)).filter((id) => keep[countBelow(keep, id)] !== id);
     if (gone.length > 0) await deletePercentiles(db, group).where("subject_id", "in", gone).execute();
     if (rows.length < sliceRows) return;
     after = Number(rows.at(-1)!.subject_id);

@@ -58,6 +58,8 @@ export const peerLimits = {
   runMinutes: 10,
   /** Subjects read, or percentile rows written, per statement of the job on SQLite: each a few milliseconds. */
   sliceRows: 500,
+  /** Work in memory between two turns of the event loop in the job, at most about this long (milliseconds). */
+  stepMs: 10,
 } as const;
 
 /** A compare page sets 2 to 4 companies or managers side by side. */
