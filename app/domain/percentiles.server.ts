@@ -398,8 +398,9 @@ async function rankGroupInSlices(
 }
 
 /**
- * Deletes the group's percentiles of subjects not in `keep` (ascending): walks the group's `overall` rows in order of subject
- * (`subject_percentiles_group`, migration 0023), `sliceRows` at a time, and deletes every row of those that left.
+ * Deletes the group's percentiles of subjects not in `keep` (ids, ascending): walks the group's `overall` rows in
+ * order of subject (`subject_percentiles_group`, migration 0023), `sliceRows` at a time, and deletes every row of
+ * those that left.
  */
 async function removeFormerMembers(
   db: Kysely<Database>,
