@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "#app/db/schema.ts";
@@ -124,7 +125,8 @@ const peerPollMs = 60 * 1000;
 /**
  * Ranks subjects among their peers (app/domain/percentiles.server.ts) every `peerLimits.runMinutes`, a bounded number
  * of groups per run, whichever process finds the turn due first; the first run comes a minute after a database is
- * first seen. Cached pages let go after each run that ranked something. `stop` waits for a run under way.
+ * first seen. Cached pages let go after each run that ranked something, and the log says how long the run took and
+ * the longest the event loop waited meanwhile. `stop` waits for a run under way.
  */
 export function startPeerRanking(options: { db: Kysely<Database>; logger: Logger }): { stop: () => Promise<void> } {
   const { db, logger } = options;
@@ -135,9 +137,15 @@ export function startPeerRanking(options: { db: Kysely<Database>; logger: Logger
   async function run() {
     try {
       if (!(await isDue(db, percentileJob, peerPollMs))) return;
+      // How long the run took and the longest the event loop waited meanwhile (what a request could have waited).
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      const started = performance.now();
       const result = await rankPeers(db, { turn: { job: percentileJob, nextInMs: peerLimits.runMinutes * 60_000 } });
+      delay.disable();
       if (result) {
-        logger.info(result, "peer ranking");
+        const ms = Math.round(performance.now() - started);
+        logger.info({ ...result, ms, longestStallMs: Math.round(delay.max / 1e6) }, "peer ranking");
         publicDataChanged();
       }
     } catch (error) {

@@ -6,7 +6,9 @@ import type { Database } from "#app/db/schema.ts";
  * (`scheduled_jobs`, migration 0013). A job's row holds when it is next due. Whoever runs a turn first moves that
  * time forward in the same transaction as the job's own work: the others then find it not due (on PostgreSQL the
  * row lock makes a second claimer wait for the first to commit, then see the new time), and a process that dies
- * mid-job leaves its transaction rolled back, the turn unclaimed, for the next process to take.
+ * mid-job leaves its transaction rolled back, the turn unclaimed, for the next process to take. The peer ranking
+ * claims its turn in a transaction of its own, since its work is many short ones (decision 0017): a process that dies
+ * mid-run leaves the turn taken and the unfinished group first for the next turn.
  */
 
 export type Turn = { job: string; nextInMs: number };

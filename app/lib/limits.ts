@@ -51,7 +51,16 @@ export const trendMinReviews = 5;
  * `rankedMinReviews` reviews; a group is compared only with at least `groupMinSubjects` ranked subjects; one run of
  * the percentile job ranks groups until it has ranked `subjectsPerRun` subjects, every `runMinutes`.
  */
-export const peerLimits = { rankedMinReviews: 3, groupMinSubjects: 5, subjectsPerRun: 5_000, runMinutes: 10 } as const;
+export const peerLimits = {
+  rankedMinReviews: 3,
+  groupMinSubjects: 5,
+  subjectsPerRun: 5_000,
+  runMinutes: 10,
+  /** Subjects read, or percentile rows written, per statement of the job on SQLite: each a few milliseconds. */
+  sliceRows: 500,
+  /** Work in memory between two turns of the event loop in the job, at most about this long (milliseconds). */
+  stepMs: 10,
+} as const;
 
 /** A compare page sets 2 to 4 companies or managers side by side. */
 export const compareLimits = { min: 2, max: 4 } as const;
