@@ -35,10 +35,6 @@ export function startPublishing(options: {
   logger: Logger;
 }): { stop: () => Promise<void> } {
   const { db, secret, settings, logger } = options;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
   async function run() {
     try {
       const nextInMs = jitteredWaitMs(settings.intervalSeconds);
@@ -55,24 +51,7 @@ export function startPublishing(options: {
     }
   }
 
-  function schedule() {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = run().finally(() => {
-        running = undefined;
-        schedule();
-      });
-    }, pollMs(settings.intervalSeconds));
-  }
-
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return repeat(run, () => pollMs(settings.intervalSeconds));
 }
 
 /** How often a process tries the daily manipulation scan; the scan claims its day, so it runs once a day in all. */
@@ -86,10 +65,6 @@ export function startSignalScans(options: { db: Kysely<Database>; settings: Publ
   stop: () => Promise<void>;
 } {
   const { db, settings, logger } = options;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
   async function run() {
     try {
       const result = await scanForManipulation(db, settings);
@@ -99,24 +74,7 @@ export function startSignalScans(options: { db: Kysely<Database>; settings: Publ
     }
   }
 
-  function schedule(waitMs: number) {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = run().finally(() => {
-        running = undefined;
-        schedule(scanTryMs);
-      });
-    }, waitMs);
-  }
-
-  schedule(jitteredWaitMs(60));
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return repeat(run, () => scanTryMs, jitteredWaitMs(60));
 }
 
 /** How often a process looks whether the peer ranking is due (each run is planned `runMinutes` after the last). */
@@ -130,10 +88,6 @@ const peerPollMs = 60 * 1000;
  */
 export function startPeerRanking(options: { db: Kysely<Database>; logger: Logger }): { stop: () => Promise<void> } {
   const { db, logger } = options;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
   async function run() {
     try {
       if (!(await isDue(db, percentileJob, peerPollMs))) return;
@@ -153,17 +107,27 @@ export function startPeerRanking(options: { db: Kysely<Database>; logger: Logger
     }
   }
 
-  function schedule() {
+  return repeat(run, () => peerPollMs);
+}
+
+/**
+ * Runs `run` after `firstMs` (by default the first `nextMs()`), then again `nextMs()` after each run has ended, so
+ * runs never overlap in a process. `stop` ends the loop and waits for a run under way.
+ */
+function repeat(run: () => Promise<void>, nextMs: () => number, firstMs = nextMs()): { stop: () => Promise<void> } {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  function schedule(waitMs: number) {
     if (stopped) return;
     timer = setTimeout(() => {
       running = run().finally(() => {
         running = undefined;
-        schedule();
+        schedule(nextMs());
       });
-    }, peerPollMs);
+    }, waitMs);
   }
-
-  schedule();
+  schedule(firstMs);
   return {
     async stop() {
       stopped = true;
