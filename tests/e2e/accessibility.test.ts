@@ -48,6 +48,8 @@ const memberPages = [
 /** What only a moderator sees: the desk with its report, and the home page's header as theirs. */
 const moderatorPages = [paths.home(), paths.moderationQueue()];
 const widths = [390, 1366];
+/** axe's rules whose outcome depends on colours. */
+const colourRules = ["color-contrast", "link-in-text-block"];
 
 after(async () => {
   await closeVisit(visit);
@@ -98,9 +100,11 @@ describe("accessibility", () => {
     }
   }
 
-  // The dark scheme follows the system: the same pages, with the system set to dark, keep AA contrast too.
+  // The dark scheme follows the system: the same pages, with the system set to dark, keep AA contrast too. Only the
+  // colour changes with the scheme (the markup is the one the light passes above checked with every rule), so the
+  // dark pass runs axe's rules that read colours: text contrast and links told apart from the text around them.
   for (const width of widths) {
-    it(`has no axe violations on any page in the dark scheme at ${width} px, signed out, signed in and as a moderator`, async (t) => {
+    it(`keeps AA contrast on every page in the dark scheme at ${width} px, signed out, signed in and as a moderator`, async (t) => {
       const found: string[] = [];
       for (const [as, targets] of [
         [visit, pages.map(({ path }) => path)],
@@ -116,7 +120,7 @@ describe("accessibility", () => {
               "rgb(15, 22, 30)",
               `${path} is not dark`,
             );
-            const { violations } = await new AxeBuilder({ page }).analyze();
+            const { violations } = await new AxeBuilder({ page }).withRules(colourRules).analyze();
             for (const v of violations) {
               const line = `${path}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`;
               t.diagnostic(line);
