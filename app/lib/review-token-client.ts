@@ -66,17 +66,15 @@ async function request(url: string, init: RequestInit, fallback: string): Promis
   throw new ReviewTokenRequestError(problem.detail ?? fallback, problem);
 }
 
-type KeyAnswer = { period: string; key_id: string; public_key: { n: string; e: string } };
+/** What GET /api/v1/review-tokens/key answers: the quarter's one-review key. */
+export type ReviewTokenKeyAnswer = { period: string; key_id: string; public_key: { kty: "RSA"; n: string; e: string } };
 
 /**
- * Obtains the token of this signed-in account for `managerId`: fetches the quarter's key (no session needed),
- * blinds a fresh 32-byte nonce for it with the manager as public metadata, has it signed (with the session: this
- * is where the account's one review of the manager is taken), and unblinds the answer after checking it. Throws
- * ReviewTokenRequestError with the text to show (`network` when no answer came).
+ * Blinds a fresh 32-byte nonce for `managerId` under the key (RSAPBSSA Blind, the manager and the key's period as
+ * public metadata). Answers the body of POST /api/v1/managers/{managerId}/review-tokens and how to finish its
+ * answer into the token (which checks the blind signature first).
  */
-export async function obtainReviewToken(managerId: number, texts: { network: string }): Promise<string> {
-  const keyAnswer = await request(api.key, { credentials: "omit" }, texts.network);
-  const key = (await keyAnswer.json()) as KeyAnswer;
+export async function blindReviewToken(key: ReviewTokenKeyAnswer, managerId: number) {
   const nonce = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
   const { RSAPBSSA } = await import("@cloudflare/blindrsa-ts");
   const { blindedMsg, inv } = await RSAPBSSA.SHA384.PSS.Deterministic().blind(
@@ -84,13 +82,38 @@ export async function obtainReviewToken(managerId: number, texts: { network: str
     reviewTokenMessage(nonce),
     reviewTokenInfo(managerId, key.period),
   );
+  return {
+    request: { blinded: toBase64url(blindedMsg), key_id: key.key_id },
+    finish: (blindSignature: string) =>
+      finalizeReviewToken({
+        publicKey: key.public_key,
+        managerId,
+        period: key.period,
+        nonce,
+        blinded: blindedMsg,
+        inverse: inv,
+        blindSignature,
+      }),
+  };
+}
+
+/**
+ * Obtains the token of this signed-in account for `managerId`: fetches the quarter's key (no session needed),
+ * blinds a nonce for it, has it signed (with the session: this is where the account's one review of the manager is
+ * taken), and unblinds the answer after checking it. Throws ReviewTokenRequestError with the text to show
+ * (`network` when no answer came).
+ */
+export async function obtainReviewToken(managerId: number, texts: { network: string }): Promise<string> {
+  const keyAnswer = await request(api.key, { credentials: "omit" }, texts.network);
+  const key = (await keyAnswer.json()) as ReviewTokenKeyAnswer;
+  const blind = await blindReviewToken(key, managerId);
   const issued = await request(
     api.issue(managerId),
     {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify({ blinded: toBase64url(blindedMsg), key_id: key.key_id }),
+      body: JSON.stringify(blind.request),
     },
     texts.network,
   );
@@ -99,15 +122,7 @@ export async function obtainReviewToken(managerId: number, texts: { network: str
     if (answer.period !== key.period || answer.key_id !== key.key_id || !answer.blind_signature) {
       throw new Error("unexpected answer");
     }
-    return await finalizeReviewToken({
-      publicKey: key.public_key,
-      managerId,
-      period: key.period,
-      nonce,
-      blinded: blindedMsg,
-      inverse: inv,
-      blindSignature: answer.blind_signature,
-    });
+    return await blind.finish(answer.blind_signature);
   } catch {
     throw new ReviewTokenRequestError(reviewTokenTexts.badSignature);
   }

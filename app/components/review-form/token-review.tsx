@@ -68,10 +68,12 @@ export function useTokenReview(managerId: number, draftKey: string) {
   const [done, setDone] = useState<TokenReviewAnswer | null>(null);
   const held = stored || memory !== undefined;
 
+  /** Shows a refusal; `values` are the form's, when Submit was pressed (none for the token asked at the first change). */
   const refuse = useCallback(
     (error: unknown, values?: Record<string, unknown>) => {
       const problem = error instanceof ReviewTokenRequestError ? error.problem : undefined;
-      if (problem?.status === 401) setSignedOut(true);
+      // An ended session takes the form away (for the sign-in link) only at Submit, not while someone writes.
+      if (problem?.status === 401 && values) setSignedOut(true);
       if (problem?.code && tokenGone.has(problem.code)) {
         setMemory(undefined);
         dropReviewToken(managerId);
