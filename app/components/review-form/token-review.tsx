@@ -131,9 +131,8 @@ export function useTokenReview(managerId: number, draftKey: string) {
       if (!enabled) return;
       event.preventDefault();
       if (phase === "sending") return;
-      const data = new FormData(event.currentTarget);
-      const body = bodyOf(data);
-      const values = { ...body, tags: body.tags };
+      // What was typed, sent as the body and kept as the form's values if the review is refused.
+      const values = bodyOf(new FormData(event.currentTarget));
       tried.current = true;
       void (async () => {
         const token = await ensureToken(values);
@@ -144,7 +143,7 @@ export function useTokenReview(managerId: number, draftKey: string) {
         }
         setPhase("sending");
         try {
-          const answer = await sendTokenReview(managerId, { ...body, review_token: token }, texts);
+          const answer = await sendTokenReview(managerId, { ...values, review_token: token }, texts);
           setMemory(undefined);
           dropReviewToken(managerId);
           dropDraft(draftKey);
