@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { AxeBuilder } from "@axe-core/playwright";
 import type { Page, Request } from "playwright-core";
 import { guidelineMessages } from "#app/lib/guidelines.ts";
 import { contributionMessages, reviewKeyTexts, toastTexts, verificationMessages } from "#app/lib/messages.ts";
@@ -35,6 +36,14 @@ const goodText = "Clear goals, fair feedback and a calm hand when things go wron
 const submitButton = (page: Page) => page.getByRole("main").getByRole("button", { name: "Submit", exact: true });
 const alert = (page: Page, text: string) => page.getByRole("alert").getByText(text, { exact: true });
 const status = (page: Page, text: string) => page.locator(".token-review-status").getByText(text, { exact: true });
+
+/** Axe's serious and critical findings on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes[0]?.target})`);
+}
 
 async function open(page: Page, path: string): Promise<void> {
   await page.goto(path);
@@ -123,6 +132,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         await alert(page, guidelineMessages.email).waitFor();
         assert.equal(await page.locator("#review_text-error").textContent(), guidelineMessages.email);
         assert.equal(await page.locator('[name="review_text"]').inputValue(), refusedText);
+        assert.deepEqual(await seriousViolations(page), [], "the form with the token's note and a refusal");
         visit.problems.splice(0); // the refusal answered 400 on purpose
 
         // A reload keeps the token and the draft: the form is offered although the account's review is taken.
@@ -160,6 +170,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         assert.ok(key && key.length > 10, "the review key is shown");
         assert.equal(await heldToken(page, manager.id), null, "the spent token left the tab");
         assert.equal(issued.count(), 2, "no other token was asked for");
+        assert.deepEqual(await seriousViolations(page), [], "the confirmation");
 
         // On the wire: the token was asked for with the session, and every review request went without a cookie.
         const issuance = await issued.all();
