@@ -25,8 +25,6 @@ export type TokenRefusal = {
   values?: Record<string, unknown>;
 };
 
-type Phase = "idle" | "obtaining" | "sending";
-
 const texts = { network: contributionMessages.network };
 
 /** The review's fields as the API takes them: each field once, the tags as a list, no empty verification token. */
@@ -61,7 +59,11 @@ export function useTokenReview(managerId: number, draftKey: string) {
   const [memory, setMemory] = useState<string | undefined>(undefined);
   const pending = useRef<Promise<string | undefined> | null>(null);
   const tried = useRef(false);
-  const [phase, setPhase] = useState<Phase>("idle");
+  const [obtaining, setObtaining] = useState(false);
+  // A submission under way (waiting for the token, then for the review's answer): Submit waits, a second one is
+  // not started. Obtaining the token at the first change does not hold Submit back.
+  const [sending, setSending] = useState(false);
+  const submitting = useRef(false);
   const [refusal, setRefusal] = useState<TokenRefusal | null>(null);
   const [signedOut, setSignedOut] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -96,19 +98,19 @@ export function useTokenReview(managerId: number, draftKey: string) {
       const token = memory ?? heldReviewToken(managerId);
       if (token) return Promise.resolve(token);
       if (pending.current) return pending.current;
-      setPhase("obtaining");
+      setObtaining(true);
       pending.current = obtainReviewToken(managerId, texts)
         .then(
           (obtained) => {
             setMemory(obtained);
             if (!keepReviewToken(managerId, obtained)) setNotice(reviewTokenTexts.needsStorage);
             setRefusal(null);
-            setPhase("idle");
+            setObtaining(false);
             return obtained;
           },
           (error: unknown) => {
             refuse(error, values);
-            setPhase("idle");
+            setObtaining(false);
             return undefined;
           },
         )
@@ -130,7 +132,9 @@ export function useTokenReview(managerId: number, draftKey: string) {
     (event: React.FormEvent<HTMLFormElement>) => {
       if (!enabled) return;
       event.preventDefault();
-      if (phase === "sending") return;
+      if (submitting.current) return;
+      submitting.current = true;
+      setSending(true);
       // What was typed, sent as the body and kept as the form's values if the review is refused.
       const values = bodyOf(new FormData(event.currentTarget));
       tried.current = true;
@@ -139,9 +143,10 @@ export function useTokenReview(managerId: number, draftKey: string) {
         if (!token) {
           // The badge's token went out of the store with the submit: it comes back, nothing was sent.
           settleInFlight(true);
+          submitting.current = false;
+          setSending(false);
           return;
         }
-        setPhase("sending");
         try {
           const answer = await sendTokenReview(managerId, { ...values, review_token: token }, texts);
           setMemory(undefined);
@@ -155,26 +160,26 @@ export function useTokenReview(managerId: number, draftKey: string) {
           const problem = error instanceof ReviewTokenRequestError ? error.problem : undefined;
           settleInFlight(!problem?.code?.startsWith("token-"));
           refuse(error, values);
-          setPhase("idle");
         }
+        submitting.current = false;
+        setSending(false);
       })();
     },
-    [enabled, phase, ensureToken, managerId, draftKey, refuse],
+    [enabled, ensureToken, managerId, draftKey, refuse],
   );
 
-  const status =
-    phase === "obtaining"
-      ? reviewTokenTexts.obtaining
-      : phase === "sending"
-        ? reviewTokenTexts.sending
-        : held
-          ? reviewTokenTexts.held
-          : null;
+  const status = obtaining
+    ? reviewTokenTexts.obtaining
+    : sending
+      ? reviewTokenTexts.sending
+      : held
+        ? reviewTokenTexts.held
+        : null;
   return {
     enabled,
     /** This tab holds a token for the manager: the form is offered even though the account's review is taken. */
     held: enabled && held,
-    busy: phase === "obtaining" || phase === "sending",
+    busy: sending,
     status,
     notice,
     refusal,
