@@ -3,6 +3,7 @@
 // person who fills it with Tab, arrow keys, Space and typing, counting Tab presses until Submit and timing the whole
 // visit from page load to the page the submission leads to. Prints one JSON line per form, then a table.
 import type { Page } from "playwright-core";
+import { toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { launchBrowser, openVisit, waitForHydration } from "#tests/e2e/support/browser.ts";
 import { shareCookies } from "#tests/e2e/support/contribute.ts";
@@ -45,8 +46,12 @@ async function focused(page: Page) {
   });
 }
 
-/** Fills the form with the keyboard only, from the top of the page, and submits it; returns the Tab presses. */
-async function fillByKeyboard(page: Page, leavesTo: RegExp): Promise<number> {
+/**
+ * Fills the form with the keyboard only, from the top of the page, and submits it; returns the Tab presses. The
+ * submission ends on the page `leavesTo` matches, or, for a review sent with a one-review token, on the review page
+ * showing `confirmed`.
+ */
+async function fillByKeyboard(page: Page, leavesTo: RegExp, confirmed?: string): Promise<number> {
   let tabs = 0;
   const answered = new Set<string>();
   for (;;) {
@@ -70,12 +75,14 @@ async function fillByKeyboard(page: Page, leavesTo: RegExp): Promise<number> {
     }
   }
   await page.keyboard.press("Enter");
-  await page
-    .waitForURL((url) => leavesTo.test(url.pathname))
-    .catch(async (error: unknown) => {
-      const said = await page.locator('[role="alert"], .field-error').allTextContents();
-      throw new Error(`the submission on ${page.url()} did not go through: ${said.join(" / ")}`, { cause: error });
-    });
+  await (
+    confirmed
+      ? page.getByRole("heading", { name: confirmed, exact: true }).waitFor()
+      : page.waitForURL((url) => leavesTo.test(url.pathname))
+  ).catch(async (error: unknown) => {
+    const said = await page.locator('[role="alert"], .field-error').allTextContents();
+    throw new Error(`the submission on ${page.url()} did not go through: ${said.join(" / ")}`, { cause: error });
+  });
   return tabs;
 }
 
@@ -91,12 +98,14 @@ const server = await startServer("sqlite", {
 const browser = await launchBrowser();
 try {
   const facts = await readDemoFacts(server.databaseUrl);
-  const forms: Array<{ form: string; path: string; leavesTo: RegExp }> = [
+  const forms: Array<{ form: string; path: string; leavesTo: RegExp; confirmed?: string }> = [
     { form: "company review", path: paths.reviewCompany(facts.quietCompany.id), leavesTo: /^\/company\/\d+$/ },
     {
       form: "manager review",
       path: paths.reviewManager(facts.managerWithoutReviews.id),
-      leavesTo: /^\/manager-profile\/\d+$/,
+      leavesTo: /^\/manager-review$/,
+      // With JavaScript the review goes with a one-review token and the review page confirms it.
+      confirmed: toastTexts["manager-reviewed"],
     },
     { form: "add a company", path: paths.addCompany(), leavesTo: /^\/company\/\d+$/ },
     {
@@ -107,7 +116,7 @@ try {
     { form: "add a manager with their company", path: paths.addManagerAlone(), leavesTo: /^\/manager-profile\/\d+$/ },
   ];
   const results: Measure[] = [];
-  for (const { form, path, leavesTo } of forms) {
+  for (const { form, path, leavesTo, confirmed } of forms) {
     // Each form adds a company or manager of its own (the same name and website, or LinkedIn page, is refused).
     typed.name = `Keyboard Works ${form}`;
     typed.website = `${form.replaceAll(" ", "-")}.example`;
@@ -127,7 +136,7 @@ try {
     const heightAt390 = Math.round(
       await visit.page.locator("form.review-form").evaluate((element) => element.getBoundingClientRect().height),
     );
-    const tabsToSubmit = await fillByKeyboard(visit.page, leavesTo);
+    const tabsToSubmit = await fillByKeyboard(visit.page, leavesTo, confirmed);
     const keyboardSeconds = Math.round((performance.now() - started) / 100) / 10;
     await visit.context.close();
     const result = { form, heightAt390, tabsToSubmit, keyboardSeconds };

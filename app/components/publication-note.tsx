@@ -1,5 +1,6 @@
 import { useEffect } from "react";
 import { Link, useRouteLoaderData } from "react-router";
+import { reviewKeyTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { settleInFlight } from "#app/lib/verification-storage.ts";
 import type { loader } from "#app/root.tsx";
@@ -28,15 +29,13 @@ export function ReviewKeyNote() {
   if (!key) return null;
   return (
     <section className="review-key-note" aria-labelledby="review-key-title">
-      <h2 id="review-key-title">Your review key</h2>
+      <h2 id="review-key-title">{reviewKeyTexts.title}</h2>
       <p>
         <code className="review-key">{key}</code>
       </p>
       <p>
-        Keep it somewhere safe: it is shown only this once, and we keep no copy we could show again. With it you can
-        appeal if your review is removed, or withdraw the review, on the{" "}
-        <Link to={paths.reviewKey()}>review key page</Link>, without signing in. Whoever holds the key can do the same,
-        and it shows that you wrote the review: if that worries you, do not keep it.
+        {reviewKeyTexts.keep} <Link to={paths.reviewKey()}>{reviewKeyTexts.page}</Link>
+        {reviewKeyTexts.after}
       </p>
     </section>
   );

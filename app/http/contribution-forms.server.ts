@@ -6,9 +6,9 @@ import { fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/http/forms.ser
 import type { PublicationNoteKind } from "#app/lib/messages.ts";
 import { setBadgeNote, setPublicationNote, setReviewKey, setToast, type ToastKind } from "#app/http/session.server.ts";
 import type { RateLimitName } from "#app/lib/rate-limit.server.ts";
+import { formRefusal } from "#app/lib/form-refusal.ts";
 
-/** Correct the highlighted fields: the form's message box when one or more fields are refused. */
-export const correctFields = "Some answers need your attention: see the highlighted fields.";
+export { correctFields } from "#app/lib/form-refusal.ts";
 
 /**
  * The rate limit a contribution counts against, per kind of write: one bucket whether it comes by form or by the JSON
@@ -34,7 +34,7 @@ export function parseParts<T extends Record<string, z.ZodType>>(
   prefixes: { [K in keyof T]?: string } = {},
 ): { ok: true; data: { [K in keyof T]: z.infer<T[K]> } } | { ok: false; response: ReturnType<typeof formFailure> } {
   const parsed: Record<string, unknown> = {};
-  let fieldErrors: Record<string, string> = {};
+  const refused: { field: string; message: string }[] = [];
   for (const key of Object.keys(schemas)) {
     const result = schemas[key]!.safeParse(inputs[key]);
     if (result.success) {
@@ -42,20 +42,12 @@ export function parseParts<T extends Record<string, z.ZodType>>(
       continue;
     }
     const prefix = prefixes[key] ?? "";
-    const errors = Object.entries(fieldErrorsOf(result.error)).map(([field, message]) => [
-      `${prefix}${field}`,
-      message,
-    ]);
-    fieldErrors = { ...Object.fromEntries(errors), ...fieldErrors };
+    for (const [field, message] of Object.entries(fieldErrorsOf(result.error))) {
+      refused.push({ field: `${prefix}${field}`, message });
+    }
   }
-  if (Object.keys(fieldErrors).length > 0) {
-    const messages = Object.values(fieldErrors);
-    // A single problem is said in the message box itself; several point at the highlighted fields.
-    return {
-      ok: false,
-      response: formFailure({ formError: messages.length === 1 ? messages[0]! : correctFields, fieldErrors, values }),
-    };
-  }
+  // A single problem is said in the message box itself; several point at the highlighted fields.
+  if (refused.length > 0) return { ok: false, response: formFailure({ ...formRefusal(refused), values }) };
   return { ok: true, data: parsed as { [K in keyof T]: z.infer<T[K]> } };
 }
 

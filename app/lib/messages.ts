@@ -123,6 +123,15 @@ export const toastTexts = {
   unvoted: voteMessages.unvoted,
 } as const;
 
+/** The review's one-time key, shown once after a submission (it is stored only as a hash). */
+export const reviewKeyTexts = {
+  title: "Your review key",
+  keep: "Keep it somewhere safe: it is shown only this once, and we keep no copy we could show again. With it you can appeal if your review is removed, or withdraw the review, on the",
+  page: "review key page",
+  after:
+    ", without signing in. Whoever holds the key can do the same, and it shows that you wrote the review: if that worries you, do not keep it.",
+} as const;
+
 /** What a submission waits for before it appears (docs/decisions/0013-publication-in-sealed-batches.md). */
 export type PublicationNoteKind = "review" | "company" | "manager" | "new-manager";
 

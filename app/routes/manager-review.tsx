@@ -3,6 +3,7 @@ import { data, Link } from "react-router";
 import type { Route } from "./+types/manager-review.ts";
 import { FormMessage } from "#app/components/form.tsx";
 import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
+import { TokenReviewDone, TokenReviewNote, useTokenReview } from "#app/components/review-form/token-review.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
 import { database } from "#app/db/database.server.ts";
 import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
@@ -31,6 +32,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   if (!account) return { manager: summary, blocked: contributionMessages.mustSignIn, verification: null };
   const { db } = database();
   const reviewed = await hasReviewedManager(db, authorOf(account), manager.id);
+  // The form's data comes even when the account's review is taken: a tab that holds the token it took (a reload
+  // before Submit) still shows the form (docs/decisions/0031-one-review-tokens.md).
   return {
     manager: summary,
     blocked: reviewed ? contributionMessages.alreadyReviewed : null,
@@ -67,14 +70,28 @@ export async function action({ context, request }: Route.ActionArgs) {
 
 export default function ManagerReviewPage({ loaderData, actionData }: Route.ComponentProps) {
   const { manager } = loaderData;
-  // A session that ended after the page loaded is refused at Submit: the page then offers to sign in, like a page
-  // loaded signed out (the typed review waits in the draft).
+  const draftKey = `manager-review:${manager?.id ?? 0}`;
+  // Where JavaScript runs, the review goes with a one-review token, without the session; otherwise the form posts.
+  const token = useTokenReview(manager?.id ?? 0, draftKey);
+  // A session that ended after the page loaded is refused at Submit (or when the token is asked for): the page then
+  // offers to sign in, like a page loaded signed out (the typed review waits in the draft).
+  const refused = token.refusal ?? actionData;
   const blocked =
-    loaderData.blocked ??
-    (actionData?.formError === contributionMessages.mustSignIn ? contributionMessages.mustSignIn : null);
+    token.signedOut || actionData?.formError === contributionMessages.mustSignIn
+      ? contributionMessages.mustSignIn
+      : loaderData.blocked === contributionMessages.alreadyReviewed && token.held
+        ? null
+        : loaderData.blocked;
   if (!manager) {
     return <ManagerNotFound />;
   }
+  const back = (
+    <p>
+      <Link to={paths.manager(manager.id)} className="button">
+        Back to {manager.name}
+      </Link>
+    </p>
+  );
   return (
     <section className="page narrow review-page">
       <title>{`Review ${manager.name} · ${messages.siteName}`}</title>
@@ -82,25 +99,32 @@ export default function ManagerReviewPage({ loaderData, actionData }: Route.Comp
         <Link to={paths.manager(manager.id)}>{manager.name}</Link>
       </p>
       <h1>Review {manager.name}</h1>
-      {blocked ? (
+      {token.done ? (
+        <TokenReviewDone answer={token.done}>{back}</TokenReviewDone>
+      ) : blocked ? (
         <>
           <FormMessage error={blocked} />
-          <p>
-            {blocked === contributionMessages.mustSignIn ? (
+          {blocked === contributionMessages.mustSignIn ? (
+            <p>
               <Link to={paths.signIn(paths.reviewManager(manager.id))} className="button">
                 {messages.signIn}
               </Link>
-            ) : (
-              <Link to={paths.manager(manager.id)} className="button">
-                Back to {manager.name}
-              </Link>
-            )}
-          </p>
+            </p>
+          ) : (
+            back
+          )}
         </>
       ) : (
         <>
-          <FormMessage error={actionData?.formError} />
-          <GuidedForm draftKey={`manager-review:${manager.id}`} actionData={actionData}>
+          <FormMessage error={refused?.formError} />
+          {token.enabled ? <TokenReviewNote status={token.status} notice={token.notice} /> : null}
+          <GuidedForm
+            draftKey={draftKey}
+            actionData={refused}
+            onSubmit={token.onSubmit}
+            onEdit={token.onEdit}
+            busy={token.busy}
+          >
             {(state) => (
               <>
                 <ManagerReviewFields state={state} />

@@ -38,14 +38,18 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
         <li>
           <strong>The people who run this site</strong> could see your account and your review together if they changed
           its code to watch submissions as they happen. No site where you sign in to post can rule that out, so we say
-          it rather than promise otherwise.
+          it rather than promise otherwise. A review of a manager sent from its review page with JavaScript goes without
+          your account: when you start writing, your browser gets a one-time review token while you are signed in, and
+          the review later goes with the token alone. Then they could tie the two only by when they came and from which
+          network address.
         </li>
       </ul>
       <p>
         To allow only one review per person per manager, we keep a receipt: a keyed one-way hash of your account and the
-        manager. It holds no review, no date and no time. Whoever holds the site's secret key can learn from it that
-        this account reviewed this manager, and nothing more: never which review is yours, because a manager's reviews
-        are only ever published in groups of at least three.
+        manager, written when you send the review or, with a review token, when your browser gets the token. It holds no
+        review, no date and no time. Whoever holds the site's secret key can learn from it that this account reviewed
+        this manager, and nothing more: never which review is yours, because a manager's reviews are only ever published
+        in groups of at least three.
       </p>
       <h2>Verifying your work address</h2>
       <p>

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, afterEach, describe, it } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { BrowserContextOptions, Page } from "playwright-core";
-import { messages } from "#app/lib/messages.ts";
+import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteria, companyYesNoQuestions, managerYesNoQuestions } from "#app/lib/ratings.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
@@ -171,14 +171,17 @@ describe("a session that ends while a review is being written", () => {
     }
   });
 
-  it("keeps a manager review typed before the session ended, through the sign-in link on the refusal", async () => {
+  it("keeps a manager review typed after the session ended, through the sign-in link on the refusal", async () => {
     const { page, email } = await newMember();
     expectedStatuses.push(401);
     const managerId = facts.managerWithoutReviews.id;
-    const text = "Fair, calm and always prepared, written just before the session ended.";
+    const text = "Fair, calm and always prepared, written just after the session ended.";
     await open(page, paths.reviewManager(managerId));
-    await fillManagerReview(page, { rating: 5, tags: ["Mentor"], text });
+    // The session ends before writing starts, so the one-review token asked for at the first change is refused
+    // (a token obtained before would still send the review: it needs no session).
     await signOutInAnotherTab(page);
+    await fillManagerReview(page, { rating: 5, tags: ["Mentor"], text });
+    await page.getByRole("alert").getByText(contributionMessages.mustSignIn, { exact: true }).waitFor();
     await submitButton(page).click();
     await page.getByRole("main").getByRole("link", { name: messages.signIn }).click();
     await waitForPath(page, paths.signIn(paths.reviewManager(managerId)));

@@ -189,6 +189,14 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         const managerText = "A verified view of a manager: clear goals and fair feedback.";
         await fillManagerReview(page, { tags: ["Supportive"], text: managerText });
         await page.getByRole("main").getByRole("button", { name: "Submit", exact: true }).click();
+        // Sent with a one-review token, without the session: the review page confirms, with the badge's note.
+        await page
+          .locator(".publication-note", { hasText: verificationMessages.badgeComing(company.domain) })
+          .waitFor();
+        await page
+          .getByRole("main")
+          .getByRole("link", { name: /^Back to / })
+          .click();
         await page.waitForURL((url) => url.pathname === paths.manager(managerId));
         await page
           .locator(".review-card")

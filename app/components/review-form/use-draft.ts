@@ -33,6 +33,11 @@ function readDraft(key: string): Draft | null {
   }
 }
 
+/** Forgets the draft of `key`: a page that sends its form itself calls this once the submission is accepted. */
+export function dropDraft(key: string): void {
+  storage()?.removeItem(prefix + key);
+}
+
 function draftOf(form: HTMLFormElement): Draft {
   const draft: Draft = {};
   for (const [name, value] of new FormData(form)) {
@@ -70,7 +75,7 @@ export function useDraft(key: string | null, form: RefObject<HTMLFormElement | n
   useEffect(() => {
     if (key === null || navigation.state !== "loading" || !navigation.formData) return;
     const destination = navigation.location.pathname;
-    if (destination !== pathname && destination !== signInPath) storage()?.removeItem(prefix + key);
+    if (destination !== pathname && destination !== signInPath) dropDraft(key);
   }, [navigation, pathname, key]);
 
   return { restored, save };

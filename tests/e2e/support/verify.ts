@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { blindTokens, finalizeTokens } from "#app/lib/verification-client.ts";
 import { importPublicKey, toBase64url } from "#app/lib/verification-token.ts";
-import { RSAPBSSA } from "@cloudflare/blindrsa-ts";
-import { finalizeReviewToken, reviewTokenInfo, reviewTokenMessage } from "#app/lib/review-token.ts";
 import { waitForMail } from "../../support/outbox.ts";
 import { sameOrigin, type Visitor } from "./http.ts";
 
@@ -76,30 +74,4 @@ export function shuffled<T>(items: readonly T[]): T[] {
   return result;
 }
 
-export type ReviewTokenKeyAnswer = { period: string; key_id: string; public_key: { kty: "RSA"; n: string; e: string } };
-
-/**
- * What the review page's script does with a one-review key: blind a fresh nonce for the manager. Answers the
- * request body for POST /api/v1/managers/{managerId}/review-tokens and how to finalize its answer into the token.
- */
-export async function blindReviewToken(key: ReviewTokenKeyAnswer, managerId: number) {
-  const nonce = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
-  const { blindedMsg, inv } = await RSAPBSSA.SHA384.PSS.Deterministic().blind(
-    await importPublicKey(key.public_key),
-    reviewTokenMessage(nonce),
-    reviewTokenInfo(managerId, key.period),
-  );
-  return {
-    request: { blinded: toBase64url(blindedMsg), key_id: key.key_id },
-    finish: (blindSignature: string) =>
-      finalizeReviewToken({
-        publicKey: key.public_key,
-        managerId,
-        period: key.period,
-        nonce,
-        blinded: blindedMsg,
-        inverse: inv,
-        blindSignature,
-      }),
-  };
-}
+export { blindReviewToken, type ReviewTokenKeyAnswer } from "#app/lib/review-token-client.ts";
