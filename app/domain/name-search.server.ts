@@ -176,37 +176,69 @@ export async function searchByName<Row>(
           window.end === undefined ? null : { group: "elsewhere", window: window.end, key: undefined },
         );
       }
-      // On PostgreSQL, the window's matches in the country by name (in its collation), then the page's rows.
+      // On PostgreSQL, the window's matches in the country by name (in its collation), then the page's rows; each
+      // row also says how many candidates followed the position (at most one more than a window) and the id of the
+      // window's last one, so that a short page needs no second query unless it is empty.
       const candidates = anyDb
         .selectFrom(`${table} as m`)
         .select(["m.id", "m.folded_name"])
         .where("m.country", "=", country)
         .where(containsFolded(term, "m.folded_name"))
         .where("m.id", ">", position)
-        .orderBy("m.id");
+        .orderBy("m.id")
+        .limit(bounds.candidates + 1);
+      const counted = anyDb
+        .selectFrom(candidates.as("k"))
+        .select([
+          "k.id",
+          "k.folded_name",
+          sql<number>`row_number() over (order by ${sql.ref("k.id")})`.as("place"),
+          sql<number>`count(*) over ()`.as("candidate_count"),
+          sql<number>`nth_value(${sql.ref("k.id")}, ${bounds.candidates}::int) over (order by ${sql.ref("k.id")} rows between unbounded preceding and unbounded following)`.as(
+            "window_end",
+          ),
+        ])
+        .as("c");
       const page = byName(
-        elsewhere(anyDb.selectFrom(candidates.limit(bounds.candidates).as("c")).selectAll("c"), "c"),
+        elsewhere(
+          anyDb
+            .selectFrom(counted)
+            .select(["c.id", "c.folded_name", "c.candidate_count", "c.window_end"])
+            .where("c.place", "<=", bounds.candidates),
+          "c",
+        ),
         "c",
       )
         .limit(need + 1)
         .as("p");
       const found = (await byName(
-        anyDb.selectFrom(page).innerJoin(`${table} as t`, "t.id", "p.id").select(selected),
+        anyDb
+          .selectFrom(page)
+          .innerJoin(`${table} as t`, "t.id", "p.id")
+          .select([...selected, "p.candidate_count", "p.window_end"]),
         "p",
-      ).execute()) as Row[];
-      if (found.length > need) return pageOf(found, null);
-      // A short page: the next window starts after this one's last candidate, when one more candidate follows it.
-      const ends = await anyDb
-        .selectFrom(candidates.limit(bounds.candidates + 1).as("k"))
-        .select("k.id")
-        .orderBy("k.id")
-        .offset(bounds.candidates - 1)
-        .limit(2)
-        .execute();
-      return pageOf(
-        found,
-        ends.length === 2 ? { group: "elsewhere", window: Number(ends[0]!.id), key: undefined } : null,
+      ).execute()) as Array<Row & { candidate_count?: number; window_end?: number | null }>;
+      const count = Number(
+        found[0]?.candidate_count ??
+          (
+            await anyDb
+              .selectFrom(candidates.as("k"))
+              .select((eb) => eb.fn.countAll<number>().as("count"))
+              .executeTakeFirstOrThrow()
+          ).count,
       );
+      const end = found[0] ? Number(found[0].window_end) : undefined;
+      for (const row of found) {
+        delete row.candidate_count;
+        delete row.window_end;
+      }
+      if (count <= bounds.candidates) return pageOf(found, null);
+      // More candidates than a window: when the page is short, the next one starts after the window's last.
+      return pageOf(found, {
+        group: "elsewhere",
+        window: end ?? (await windowEnd(anyDb, candidates, bounds.candidates)),
+        key: undefined,
+      });
     }
 
     // The next names of the country in name order (from the index alone), each tested; only matches are read in full.
@@ -237,6 +269,18 @@ export async function searchByName<Row>(
     position = page.next.window;
     from = page.next.key;
   }
+}
+
+/** The id of the `size`-th of the candidates: the end of their first window. */
+async function windowEnd(db: Kysely<any>, candidates: SelectQueryBuilder<any, any, any>, size: number) {
+  const last = await db
+    .selectFrom(candidates.as("k"))
+    .select("k.id")
+    .orderBy("k.id")
+    .offset(size - 1)
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return Number(last.id);
 }
 
 /** Text in SQLite's BINARY order, which is the order of code points (UTF-16 code units differ past U+D7FF). */
