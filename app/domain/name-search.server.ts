@@ -65,12 +65,14 @@ function sampleTrigrams(term: string): string[] {
  *      order of their ids (on SQLite from the FTS5 trigram index: names of every country holding all the sampled
  *      trigrams; on PostgreSQL the country's names containing the term, which the planner reads from the pg_trgm
  *      index or the primary key), each window's matches by name. A term with no more candidates than a window
- *      holds has one window: all its matches by name. A page never reads more than one window: when a window
- *      holds less than the page still needs, the page is shorter and the next one reads the next window;
+ *      holds has one window: all its matches by name. A page reads one window: when it holds less than the page
+ *      still needs, the page is shorter and the next one reads the next window (a page that found nothing at all
+ *      reads on, `emptyReads` windows at most);
  *    - for shorter terms, which no trigram can narrow, the country's next `names` names in name order, each tested;
  *      a page that found less than it needs in them ends at the last name read.
  *
- * The `LIKE` test decides every match in every plan; the indexes only narrow what is read.
+ * The `LIKE` test (on SQLite's windows, the same containment test on the index's copy of the name) decides every
+ * match in every plan; the indexes only narrow what is read.
  */
 export async function searchByName<Row>(
   db: Kysely<Database>,

@@ -112,8 +112,9 @@ export function decodeSearchCursor(cursor: string | null | undefined): SearchPos
 }
 
 /**
- * The subjects of one country whose folded name contains the folded term, those starting with it first, each group
- * by name (decision 0033), keyset-paginated: `columns` of at most a page of rows, which `toItems` turns into items.
+ * The subjects of one country whose folded name contains the folded term, those starting with it first, then the
+ * others in bounded windows (decision 0033), keyset-paginated: `columns` of at most a page of rows, which `toItems`
+ * turns into items.
  */
 export async function searchSubjects<Row, Item>(
   db: Kysely<Database>,
