@@ -18,6 +18,7 @@ import * as helpfulVotes from "./migrations/0015-helpful-votes.ts";
 import * as trendsAndPercentiles from "./migrations/0016-trends-and-percentiles.ts";
 import * as managerReviewTokens from "./migrations/0018-manager-review-tokens.ts";
 import * as searchLists from "./migrations/0019-search-lists.ts";
+import * as compactNameSearch from "./migrations/0021-compact-name-search.ts";
 import * as peerRankingInSlices from "./migrations/0023-peer-ranking-in-slices.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   "0016-trends-and-percentiles": trendsAndPercentiles,
   "0018-manager-review-tokens": managerReviewTokens,
   "0019-search-lists": searchLists,
+  "0021-compact-name-search": compactNameSearch,
   "0023-peer-ranking-in-slices": peerRankingInSlices,
 };
 

@@ -39,6 +39,28 @@ describeEachEngine("company search", (database) => {
     expect(await names("acme")).toEqual(["Acme Alpha", "Beta Acme", "Zeta Acme"]);
   });
 
+  it("lists names that start with the term before names that hold it elsewhere", async () => {
+    for (const name of ["Aaron Acme", "Acme Beta", "Bacmen", "Acme Alpha"]) {
+      await insertCompany(database().db, { name });
+    }
+
+    expect(await names("acme")).toEqual(["Acme Alpha", "Acme Beta", "Aaron Acme", "Bacmen"]);
+  });
+
+  it("gives the first page for a malformed cursor of the names that hold the term elsewhere", async () => {
+    for (let i = 0; i < 25; i++) await insertCompany(database().db, { name: `Old Cursor Co ${i}` });
+    const first = await searchCompanies(database().db, { country: "DE", term: "cursor" });
+    expect(first.items).toHaveLength(searchPageSize);
+
+    for (const after of [encodeCursor([1, "x"]), encodeCursor([1, -1]), encodeCursor([1, 0, "cursor", "x"])]) {
+      const page = await searchCompanies(database().db, { country: "DE", term: "cursor", after });
+      expect(page, after).toEqual(first);
+    }
+    const second = await searchCompanies(database().db, { country: "DE", term: "cursor", after: first.next });
+    expect(second.items).toHaveLength(5);
+    expect(second.next).toBeNull();
+  });
+
   it("returns nothing for an empty or blank term", async () => {
     await insertCompany(database().db, { name: "Acme" });
 

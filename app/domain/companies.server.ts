@@ -15,7 +15,6 @@ import { subjectTrend } from "./trends.server.ts";
 import {
   cardMean,
   companySubject,
-  namePage,
   searchListRows,
   searchSubjects,
   subjectDistributions,
@@ -56,14 +55,14 @@ function companyCard(row: CompanySearchRow): CompanySearchResult {
 }
 
 /**
- * Companies of one country whose folded name contains the folded term, by name, keyset-paginated.
+ * Companies of one country whose folded name contains the folded term, those starting with it first, keyset-paginated.
  */
 export function searchCompanies(
   db: Kysely<Database>,
   query: { country: string; term: string; after?: string | null },
 ): Promise<Page<CompanySearchResult>> {
   return searchSubjects(db, companySubject, companySearchColumns, query, (rows: CompanySearchRow[]) =>
-    namePage(rows, companyCard),
+    rows.map(companyCard),
   );
 }
 

@@ -127,13 +127,17 @@ export async function managerLists(db: Kysely<Database>, country: string): Promi
 }
 
 /**
- * Managers of one country whose folded "first last" name contains the folded term (decision 0003), by name.
+ * Managers of one country whose folded "first last" name contains the folded term (decision 0003), those starting
+ * with it first (decision 0033).
  */
 export function searchManagers(
   db: Kysely<Database>,
   query: { country: string; term: string; after?: string | null },
 ): Promise<Page<ManagerCard>> {
-  return searchSubjects(db, managerSubject, cardColumns, query, (rows: ManagerCardRow[]) => toCardPage(db, rows));
+  return searchSubjects(db, managerSubject, cardColumns, query, async (rows: ManagerCardRow[]) => {
+    const cards = new Map((await toCards(db, rows)).map((card) => [card.id, card]));
+    return rows.map((row) => cards.get(row.id)!);
+  });
 }
 
 /** The managers linked to a company, by name, keyset-paginated. */

@@ -5,45 +5,51 @@ import { generateDemoData } from "#app/db/demo-data.server.ts";
 import { describeEachEngine } from "#tests/support/test-database.ts";
 import { insertCompany } from "#tests/support/test-fixtures.ts";
 import { fold } from "#app/lib/fold.ts";
-import { searchByName, type SearchPlanLimits } from "./name-search.server.ts";
+import * as compactNameSearch from "#app/db/migrations/0021-compact-name-search.ts";
+import { type SearchBounds, type SearchPosition, searchBounds, searchByName } from "./name-search.server.ts";
 
 type Row = { id: number; folded_name: string };
 const columns = ["id", "folded_name"] as const;
 
-// Tiny limits make a few hundred demo companies take every plan: the nearby scan, the trigram index, the plain query.
-const planLimits: SearchPlanLimits[] = [
-  { nearbyNames: 4000, candidateLimit: 5000 },
-  { nearbyNames: 5, candidateLimit: 5000 },
-  { nearbyNames: 5, candidateLimit: 3 },
-  { nearbyNames: 1, candidateLimit: 0 },
-];
+// Tiny bounds make a few hundred demo companies need several windows and walks; the default ones read one window.
+const tinyBounds: SearchBounds = { candidates: 5, names: 7, emptyReads: 1 };
 
-describeEachEngine("name search plans", (database) => {
+describeEachEngine("name search", (database) => {
   beforeEach(async () => {
     await generateDemoData(database().db, { companies: 300, seed: 7 });
   });
 
-  /** What the search must return: the plain query, read without any index trick. */
-  async function expected(table: "companies" | "managers", country: string, term: string, after?: [string, number]) {
-    let select = database()
+  /** Every match of the term in the country, read without any index: what the pages together must hold. */
+  async function everyMatch(table: "companies" | "managers", country: string, term: string) {
+    return database()
       .db.selectFrom(table)
       .select(["id", "folded_name"])
       .where("country", "=", country)
       .where(containsFolded(term))
-      .orderBy("folded_name")
-      .orderBy("id")
-      .limit(8);
-    if (after) select = select.where((eb) => eb(eb.refTuple("folded_name", "id"), ">", eb.tuple(...after)));
-    return select.execute();
+      .execute();
   }
 
-  it("returns the same rows, pages and order whichever plan runs", async () => {
-    const { db } = database();
-    const samples = await db.selectFrom("companies").select(["folded_name", "country"]).limit(40).execute();
-    const terms = [
+  /** Follows the pages of one search to the end (at most 200 pages). */
+  async function pagesOf(table: "companies" | "managers", country: string, term: string, bounds: SearchBounds) {
+    const pages: Array<{ rows: Row[]; next: SearchPosition | null }> = [];
+    let after: SearchPosition | undefined;
+    do {
+      const page = await searchByName<Row>(database().db, table, columns, { country, term, after, limit: 8 }, bounds);
+      pages.push(page);
+      after = page.next ?? undefined;
+    } while (after && pages.length < 200);
+    return pages;
+  }
+
+  const byName = (a: Row, b: Row) =>
+    a.folded_name === b.folded_name ? a.id - b.id : a.folded_name < b.folded_name ? -1 : 1;
+
+  async function sampleTerms() {
+    const samples = await database().db.selectFrom("companies").select(["folded_name", "country"]).limit(40).execute();
+    return [
       ...samples.map((row, index) => ({
         country: row.country,
-        term: row.folded_name.slice(index % 5, (index % 5) + 3 + (index % 4)),
+        term: row.folded_name.slice(index % 5, (index % 5) + 2 + (index % 5)),
       })),
       { country: "US", term: "a" },
       { country: "US", term: "an" },
@@ -52,61 +58,148 @@ describeEachEngine("name search plans", (database) => {
       { country: "GB", term: '"quoted' },
       { country: "US", term: "100%" },
       { country: "US", term: "a_b" },
-    ];
+    ].map(({ country, term }) => ({ country, term: fold(term) }));
+  }
+
+  it("pages through every match exactly once, names that start with the term first and by name", async () => {
     let compared = 0;
-    for (const { country, term } of terms) {
-      const folded = fold(term);
-      const firstPage = await expected("companies", country, folded);
-      const after = firstPage.at(-1)
-        ? ([firstPage.at(-1)!.folded_name, firstPage.at(-1)!.id] as [string, number])
-        : undefined;
-      for (const limits of planLimits) {
-        for (const position of [undefined, after]) {
-          const rows = await searchByName<Row>(
-            db,
-            "companies",
-            columns,
-            { country, term: folded, after: position, limit: 8 },
-            limits,
-          );
-          expect(rows.map((row) => row.id)).toEqual(
-            (await expected("companies", country, folded, position)).map((row) => row.id),
-          );
-          compared += 1;
+    for (const { country, term } of await sampleTerms()) {
+      const expected = await everyMatch("companies", country, term);
+      for (const bounds of [searchBounds, tinyBounds]) {
+        const pages = await pagesOf("companies", country, term, bounds);
+        const rows = pages.flatMap((page) => page.rows);
+        expect(rows.map((row) => row.id).sort((a, b) => a - b)).toEqual(
+          expected.map((row) => row.id).sort((a, b) => a - b),
+        );
+        const starting = rows.filter((row) => row.folded_name.startsWith(term));
+        expect(rows.slice(0, starting.length)).toEqual([...starting].sort(byName));
+        // Each page lists the names that hold the term elsewhere by name.
+        for (const page of pages) {
+          const elsewhere = page.rows.filter((row) => !row.folded_name.startsWith(term));
+          expect(elsewhere).toEqual([...elsewhere].sort(byName));
         }
-      }
-    }
-    const managers = await db.selectFrom("managers").select(["folded_name", "country"]).limit(10).execute();
-    for (const manager of managers) {
-      const term = manager.folded_name.slice(1, 5);
-      for (const limits of planLimits) {
-        const rows = await searchByName<Row>(
-          db,
-          "managers",
-          columns,
-          { country: manager.country, term, after: undefined, limit: 8 },
-          limits,
-        );
-        expect(rows.map((row) => row.id)).toEqual(
-          (await expected("managers", manager.country, term)).map((row) => row.id),
-        );
         compared += 1;
       }
     }
-    expect(compared).toBeGreaterThan(400);
+    const managers = await database().db.selectFrom("managers").select(["folded_name", "country"]).limit(10).execute();
+    for (const manager of managers) {
+      const term = manager.folded_name.slice(1, 5);
+      const rows = (await pagesOf("managers", manager.country, term, tinyBounds)).flatMap((page) => page.rows);
+      expect(rows.map((row) => row.id).sort((a, b) => a - b)).toEqual(
+        (await everyMatch("managers", manager.country, term)).map((row) => row.id).sort((a, b) => a - b),
+      );
+      compared += 1;
+    }
+    expect(compared).toBeGreaterThan(100);
+  });
+
+  it("lists a term's matches by name, those that start with it first, when one window holds its candidates", async () => {
+    const { db } = database();
+    for (const name of ["Zorb Quillfeather", "Quillfeather Beta", "Aaron Quillfeather", "Quillfeather Alpha"]) {
+      await insertCompany(db, { name, country: "US" });
+    }
+    await insertCompany(db, { name: "Quillfeather Abroad", country: "FR" });
+    const { rows, next } = await searchByName<Row>(db, "companies", columns, {
+      country: "US",
+      term: "quillfeather",
+      after: undefined,
+      limit: 8,
+    });
+    expect(rows.map((row) => row.folded_name)).toEqual([
+      "quillfeather alpha",
+      "quillfeather beta",
+      "aaron quillfeather",
+      "zorb quillfeather",
+    ]);
+    expect(next).toBeNull();
+  });
+
+  it("reads at most one window of candidates per page, so a page may be short with more to follow", async () => {
+    const { db } = database();
+    // Ten names holding the term elsewhere, none starting with it: with windows of 3 candidates, no page holds more
+    // than 3 of them, and the pages still end with all ten.
+    const ids: number[] = [];
+    for (let index = 0; index < 10; index += 1) {
+      ids.push(await insertCompany(db, { name: `Firm ${index} Wexbridge`, country: "US" }));
+    }
+    const bounds = { candidates: 3, names: 4, emptyReads: 1 };
+    const pages = await pagesOf("companies", "US", "wexbridge", bounds);
+    expect(pages.map((page) => page.rows.length)).toEqual([3, 3, 3, 1]);
+    expect(pages.flatMap((page) => page.rows.map((row) => row.id)).sort((a, b) => a - b)).toEqual(ids);
+    // Two letters: at most `names` names of the country are read per page, after the names that start with them.
+    const twoLetters = await pagesOf("companies", "US", "ex", bounds);
+    const elsewhere = twoLetters.map((page) => page.rows.filter((row) => !row.folded_name.startsWith("ex")).length);
+    expect(Math.max(...elsewhere)).toBeLessThanOrEqual(4);
+    expect(elsewhere.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(10);
   });
 
   it("finds a company added after the index was built (the index follows inserts)", async () => {
     const { db } = database();
     const id = await insertCompany(db, { name: "Qwyxzor Widgets", country: "US" });
-    const rows = await searchByName<Row>(
-      db,
-      "companies",
-      columns,
-      { country: "US", term: "qwyxzor", after: undefined, limit: 8 },
-      { nearbyNames: 1, candidateLimit: 5000 },
-    );
+    const { rows } = await searchByName<Row>(db, "companies", columns, {
+      country: "US",
+      term: "wyxzor",
+      after: undefined,
+      limit: 8,
+    });
     expect(rows.map((row) => row.id)).toEqual([id]);
+  });
+
+  it("reads on past windows without a match before it answers an empty page, a bounded number of them", async () => {
+    const { db, engine } = database();
+    // Six names abroad come first in id order; on SQLite the trigram windows hold every country.
+    for (let index = 0; index < 6; index += 1)
+      await insertCompany(db, { name: `Firm ${index} Yorvane`, country: "FR" });
+    const ids = [
+      await insertCompany(db, { name: "Firm A Yorvane", country: "US" }),
+      await insertCompany(db, { name: "Firm B Yorvane", country: "US" }),
+    ];
+    const query = { country: "US", term: "yorvane", after: undefined, limit: 8 };
+
+    const readingOn = await searchByName<Row>(db, "companies", columns, query, {
+      candidates: 3,
+      names: 4,
+      emptyReads: 3,
+    });
+    expect(readingOn.rows.map((row) => row.id)).toEqual(ids);
+    expect(readingOn.next).toBeNull();
+
+    const stopping = await searchByName<Row>(db, "companies", columns, query, {
+      candidates: 3,
+      names: 4,
+      emptyReads: 1,
+    });
+    if (engine === "sqlite") {
+      expect(stopping.rows).toEqual([]);
+      expect(stopping.next).toEqual({ group: "elsewhere", window: expect.any(Number), key: undefined });
+    } else {
+      // PostgreSQL's windows hold the country's names only.
+      expect(stopping.rows.map((row) => row.id)).toEqual(ids);
+    }
+  });
+
+  it("merges each FTS5 trigram index into one segment, which still finds every name (migration 0021)", async () => {
+    const { db, engine } = database();
+    if (engine === "postgres") return;
+    const segments = async () =>
+      Number(
+        (
+          await sql<{ segments: number }>`select count(distinct segid) as segments from companies_search_idx`.execute(
+            db,
+          )
+        ).rows[0]?.segments,
+      );
+    // Each name added on its own is a segment of its own.
+    for (const name of ["Late One", "Late Two", "Late Three"]) await insertCompany(db, { name, country: "US" });
+    expect(await segments()).toBeGreaterThan(1);
+    await compactNameSearch.up(db);
+    expect(await segments()).toBe(1);
+    const names = await db.selectFrom("companies").select(["id", "folded_name", "country"]).limit(20).execute();
+    for (const name of names) {
+      const found = await pagesOf("companies", name.country, name.folded_name.slice(-6), searchBounds);
+      expect(found.flatMap((page) => page.rows.map((row) => row.id))).toContain(name.id);
+    }
+    await sql`insert into companies_search (companies_search, rank) values ('integrity-check', 1)`.execute(db);
   });
 
   it("has its trigram index: FTS5 in step with the names on SQLite, pg_trgm on PostgreSQL", async () => {

@@ -7,7 +7,7 @@ import { companyCountedYesNo, companyCriteria, companyYesNo, managerCriteria, ma
 import { fold } from "#app/lib/fold.ts";
 import { topTagsShown } from "#app/lib/limits.ts";
 import { meanWithInterval, oneDecimal, percent } from "#app/lib/statistics.ts";
-import { searchByName } from "./name-search.server.ts";
+import { searchByName, type SearchPosition } from "./name-search.server.ts";
 import type { Page, SubjectSummary } from "./public-shapes.server.ts";
 
 /**
@@ -89,25 +89,49 @@ export function namePage<Row extends { id: number; folded_name: string }, Item>(
 }
 
 /**
- * The subjects of one country whose folded name contains the folded term, by name, keyset-paginated: `columns` of
- * one row more than a page, which `toPage` turns into the page.
+ * A search's next page, opaque: `[folded_name, id]` in the names that start with the term (as before decision
+ * 0033), `[1, window, folded_name, id]` or `[1, window]` in the names that hold it elsewhere.
+ */
+export function encodeSearchCursor(position: SearchPosition): string {
+  if (position.group === "start") return encodeCursor(position.key);
+  return encodeCursor(position.key ? [1, position.window, ...position.key] : [1, position.window]);
+}
+
+/** The position a search cursor names; undefined (the first page) for a missing or malformed one. */
+export function decodeSearchCursor(cursor: string | null | undefined): SearchPosition | undefined {
+  const key = decodeCursor(cursor);
+  if (key?.[0] !== 1) {
+    const start = decodeNameCursor(cursor);
+    return start ? { group: "start", key: start } : undefined;
+  }
+  const window = key[1];
+  if (!Number.isInteger(window) || Number(window) < 0 || Number(window) > maxId) return undefined;
+  if (key.length === 2) return { group: "elsewhere", window: Number(window), key: undefined };
+  const rest = decodeNameCursor(encodeCursor(key.slice(2)));
+  return rest ? { group: "elsewhere", window: Number(window), key: rest } : undefined;
+}
+
+/**
+ * The subjects of one country whose folded name contains the folded term, those starting with it first, then the
+ * others in bounded windows (decision 0033), keyset-paginated: `columns` of at most a page of rows, which `toItems`
+ * turns into items.
  */
 export async function searchSubjects<Row, Item>(
   db: Kysely<Database>,
   subject: Subject,
   columns: readonly string[],
   query: { country: string; term: string; after?: string | null },
-  toPage: (rows: Row[]) => Page<Item> | Promise<Page<Item>>,
+  toItems: (rows: Row[]) => Item[] | Promise<Item[]>,
 ): Promise<Page<Item>> {
   const term = fold(query.term);
   if (!term) return { items: [], next: null };
-  const rows = await searchByName<Row>(db, subject.table, columns, {
+  const { rows, next } = await searchByName<Row>(db, subject.table, columns, {
     country: query.country,
     term,
-    after: decodeNameCursor(query.after),
-    limit: searchPageSize + 1,
+    after: decodeSearchCursor(query.after),
+    limit: searchPageSize,
   });
-  return toPage(rows);
+  return { items: await toItems(rows), next: next ? encodeSearchCursor(next) : null };
 }
 
 /** How many subjects each list of a search before a term shows ("Most reviewed", "Best rated"). */

@@ -143,6 +143,10 @@ const searchParameters = [
   query("after", "Cursor from the previous page's `next`"),
 ];
 
+/** How a search orders and pages its matches (decision 0033). */
+const searchDescription =
+  "Names that start with `q` come first, by name; then the names that contain it elsewhere, by name on each page. Each page reads a bounded number of names, so a page may hold fewer than 20 items (even none) while `next` says more follow: follow `next` until it is null.";
+
 const bearer = [{ bearerAuth: [] }, { sessionCookie: [] }];
 
 /** What every POST may answer about its body and origin. */
@@ -212,6 +216,7 @@ export function openApiDocument(serverUrl: string) {
       "/api/v1/companies": {
         get: {
           summary: "Search companies in a country",
+          description: searchDescription,
           parameters: searchParameters,
           responses: { "200": json("CompanyPage"), ...errors },
         },
@@ -315,6 +320,7 @@ export function openApiDocument(serverUrl: string) {
       "/api/v1/managers": {
         get: {
           summary: "Search managers in a country",
+          description: searchDescription,
           parameters: searchParameters,
           responses: { "200": json("ManagerPage"), ...errors },
         },

@@ -8,6 +8,8 @@ export const messages = {
   tagline: "Transparency in Leadership",
   noCompanyFound: "No Company Found",
   noManagerFound: "No Manager Found",
+  // A search reads a bounded number of names per page (decision 0033): a page can end before it found any.
+  noMatchYet: "No match in the names searched so far; more names remain.",
   noManagerProfileFound: "No Manager Profile Found",
   noManagerDataFound: "No manager data found.",
   searchAgain: "Search again?",

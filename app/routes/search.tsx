@@ -416,7 +416,29 @@ type LiveSearch = {
 type CompanyPage = Awaited<ReturnType<typeof searchCompanies>>;
 type ManagerPage = Awaited<ReturnType<typeof searchManagers>>;
 
+/** The link to a search's next page, when there is one. */
+function MoreLink({ kind, country, q, next }: { kind: SearchKind; country: string; q: string; next: string | null }) {
+  if (!next) return null;
+  return (
+    <Link className="more-link" to={paths.search({ kind, country, q, after: next })}>
+      More {kind === "manager" ? "managers" : "companies"}
+    </Link>
+  );
+}
+
+/** A page that ended before it found a match, while more names remain to be searched (decision 0033). */
+function NoMatchYet({ more }: { more: React.ReactNode }) {
+  return (
+    <>
+      <p className="hint">{messages.noMatchYet}</p>
+      {more}
+    </>
+  );
+}
+
 function CompanyResults({ results, q, country }: { results: CompanyPage; q: string; country: string }) {
+  const more = <MoreLink kind="company" country={country} q={q} next={results.next} />;
+  if (results.items.length === 0 && results.next) return <NoMatchYet more={more} />;
   if (results.items.length === 0) {
     return (
       <EmptyState title={messages.noCompanyFound}>
@@ -433,16 +455,14 @@ function CompanyResults({ results, q, country }: { results: CompanyPage; q: stri
           </li>
         ))}
       </ul>
-      {results.next ? (
-        <Link className="more-link" to={paths.search({ kind: "company", country, q, after: results.next })}>
-          More companies
-        </Link>
-      ) : null}
+      {more}
     </>
   );
 }
 
 function ManagerResults({ results, q, country }: { results: ManagerPage; q: string; country: string }) {
+  const more = <MoreLink kind="manager" country={country} q={q} next={results.next} />;
+  if (results.items.length === 0 && results.next) return <NoMatchYet more={more} />;
   if (results.items.length === 0) {
     return (
       <EmptyState title={messages.noManagerFound}>
@@ -459,11 +479,7 @@ function ManagerResults({ results, q, country }: { results: ManagerPage; q: stri
           </li>
         ))}
       </ul>
-      {results.next ? (
-        <Link className="more-link" to={paths.search({ kind: "manager", country, q, after: results.next })}>
-          More managers
-        </Link>
-      ) : null}
+      {more}
     </>
   );
 }
