@@ -103,8 +103,8 @@ export async function withRewrappedVoteKey(
  * loader's `url` argument, as `request.url` of a client-side navigation is the internal `.data` address.
  *
  * For the page kept for every signed-in reader (`sharedReaderContext`), the vote key comes from the page cache, the
- * votes are read on the primary (the request, without its cookies, would read a replica), the shown reviews are
- * noted for the cache's later check, and a reader who voted for one of them makes the page personal: not kept.
+ * shown reviews are noted for the cache's later check, and a reader who voted for one of them makes the page
+ * personal: not kept.
  */
 export async function voteStateOf(
   page: { context: Readonly<RouterContextProvider>; request: Request; url: URL; db: Kysely<Database> },
@@ -115,7 +115,7 @@ export async function voteStateOf(
   const shared = context.get(sharedReaderContext);
   if (shared) {
     shared.shownReviews = ids;
-    const voted = shared.voteKey ? [...(await votedAmong(database().db, shared.voteKey, ids))] : [];
+    const voted = shared.voteKey ? [...(await votedAmong(db, shared.voteKey, ids))] : [];
     if (voted.length > 0) shared.personal = true;
     return { signedIn: true, voted, returnTo: `${url.pathname}${url.search}` };
   }
