@@ -17,6 +17,7 @@ import {
   clearPublicationNoteCookie,
   clearReviewKeyCookie,
   clearToastCookie,
+  isSignedIn,
   loadAccount,
   readPublicationNote,
   readReviewKey,
@@ -46,7 +47,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
   const note = readPublicationNote(request);
   const badge = readBadgeNote(request);
   return {
-    signedIn: context.get(accountContext) !== null,
+    signedIn: isSignedIn(context),
     toast: context.get(toastContext),
     publicationNote: note ? publicationNote(note, publicationSettings()) : null,
     badgeNote: badge

@@ -15,6 +15,8 @@ import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { answeredContext, cspNonceContext } from "#app/http/request-context.server.ts";
+import { type SharedReader, sharedReaderContext } from "#app/http/session.server.ts";
+import { sharedReaderOf, votedForAny } from "#app/http/vote-key.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import { limitBodySize } from "./body-limit.ts";
@@ -193,7 +195,8 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   });
 
   // Production only: in development Vite reloads the app's modules, so writes could not reach the cache.
-  if (production) app.use(createPageCache({ clientKey }).middleware);
+  if (production)
+    app.use(createPageCache({ clientKey, signedInReaders: { readerOf: sharedReaderOf, votedForAny } }).middleware);
 
   app.use(
     createRequestHandler({
@@ -203,6 +206,9 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
         const context = new RouterContextProvider();
         context.set(cspNonceContext, String(res.locals.cspNonce));
         context.set(clientContext, { ipKey: clientKey(req) });
+        // The page kept for every signed-in reader, rendered without the request's cookies (server/page-cache.ts).
+        const shared = res.locals.sharedReader as SharedReader | undefined;
+        if (shared) context.set(sharedReaderContext, shared);
         // "close" follows "finish" (the last byte handed to the connection), or comes alone when the client left.
         context.set(answeredContext, new Promise<void>((resolve) => res.once("close", () => resolve())));
         return context;

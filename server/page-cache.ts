@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from "express";
 import { LRUCache } from "lru-cache";
 import { cacheUsable, changeStamp, dataVersion, unchangedSince } from "#app/lib/data-version.server.ts";
 import { consumeApi, RateLimitedError } from "#app/lib/rate-limit.server.ts";
+import type { SharedReader } from "#app/http/session.server.ts";
 
 /**
  * Rendered public pages and API reads for visitors without cookies or credentials, kept in memory so the next
@@ -32,6 +33,8 @@ type Entry = {
   stamp: number;
   /** The compressed forms are being made (compress()). */
   compressing?: boolean;
+  /** A page kept for every signed-in reader: the reviews it shows, whose votes make a reader's view their own. */
+  shownReviews?: readonly string[];
 };
 
 // Public pages whose content depends on nothing but the address (and the data) when no cookie is sent.
@@ -49,6 +52,12 @@ const cacheablePaths = [
   /^\/api\/v1\/companies\/\d+(\/reviews|\/managers)?$/,
   /^\/api\/v1\/managers\/\d+(\/reviews)?$/,
 ];
+
+/**
+ * Pages also kept for signed-in readers (decision 0034): one copy per address for all of them, rendered without
+ * any reader's cookies, beside the copy for readers without cookies.
+ */
+const signedInPaths = [/^\/company\/\d+$/, /^\/manager-profile\/\d+$/];
 
 /**
  * What an answer shows, for invalidation (app/lib/data-version.server.ts): a company's or a manager's own pages
@@ -153,14 +162,29 @@ export type PageCache = {
   middleware: (req: Request, res: Response, next: NextFunction) => void;
 };
 
+/** What the cache asks of the app about a signed-in reader (app/http/vote-key.server.ts). */
+export type SignedInReaders = {
+  /** The reader of a page view with these cookies when the kept signed-in page may answer it, else null. */
+  readerOf: (cookie: string) => Promise<SharedReader | null>;
+  /** Whether the holder of the vote key marked any of these reviews helpful. */
+  votedForAny: (voteKey: string, reviewIds: readonly string[]) => Promise<boolean>;
+};
+
 type Options = {
   /** The client's rate-limit key (an HMAC of its IP), as the API's own handlers compute it. */
   clientKey: (req: Request) => string;
+  /** Without it, every request with a cookie is rendered. */
+  signedInReaders?: SignedInReaders;
   maxBytes?: number;
   ttlMs?: number;
 };
 
-export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs = 60_000 }: Options): PageCache {
+export function createPageCache({
+  clientKey,
+  signedInReaders,
+  maxBytes = 64 * 1024 * 1024,
+  ttlMs = 60_000,
+}: Options): PageCache {
   const entries = new LRUCache<string, Entry>({
     maxSize: maxBytes,
     sizeCalculation: (entry) =>
@@ -239,7 +263,11 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
     );
   }
 
-  function capture(req: Request, res: Response, key: string): void {
+  /**
+   * Captures the answer being rendered and keeps it when it may be. `shared`: the page for every signed-in reader,
+   * kept only when the reader voted for none of its reviews (then it is the same for all of them).
+   */
+  function capture(req: Request, res: Response, key: string, shared?: SharedReader): void {
     const version = dataVersion();
     const stamp = changeStamp();
     let tags = tagsOf(req.path);
@@ -265,6 +293,7 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
     }) as Response["end"];
     res.on("finish", () => {
       if (res.statusCode !== 200 || res.hasHeader("set-cookie")) return;
+      if (shared && (shared.personal || !shared.shownReviews)) return;
       if (dataVersion() !== version || !unchangedSince(stamp, tags)) return;
       const cacheControl = String(res.getHeader("cache-control") ?? "");
       if (/no-store|private/.test(cacheControl)) return;
@@ -292,14 +321,44 @@ export function createPageCache({ clientKey, maxBytes = 64 * 1024 * 1024, ttlMs 
         tags,
         version,
         stamp,
+        ...(shared ? { shownReviews: shared.shownReviews } : {}),
       };
       entries.set(key, entry);
     });
   }
 
+  /**
+   * A page view with cookies (decision 0034). A reader with a valid session and no one-view cookie gets the page kept
+   * for every signed-in reader, unless they voted for one of the reviews it shows: then their own page is rendered, as
+   * is every other request with cookies. On a miss the page is rendered without the request's cookies, as the page
+   * for any signed-in reader, and kept.
+   */
+  async function signedIn(req: Request, res: Response, next: NextFunction, readers: SignedInReaders): Promise<void> {
+    const reader = await readers.readerOf(req.headers.cookie!);
+    if (!reader) return next();
+    const key = `signed-in ${req.originalUrl}`;
+    const entry = entries.get(key);
+    if (entry && fresh(entry)) {
+      const ids = entry.shownReviews ?? [];
+      if (reader.voteKey && ids.length > 0 && (await readers.votedForAny(reader.voteKey, ids))) return next();
+      await serveHit(req, res, entry, false);
+      return;
+    }
+    res.setHeader("X-Cache", "miss");
+    res.locals.sharedReader = reader;
+    delete req.headers.cookie;
+    capture(req, res, key, reader);
+    next();
+  }
+
   return {
     middleware(req, res, next) {
-      if (req.method !== "GET" || req.headers.cookie || req.headers.authorization) return next();
+      if (req.method !== "GET" || req.headers.authorization) return next();
+      if (req.headers.cookie) {
+        if (!signedInReaders || !signedInPaths.some((pattern) => pattern.test(req.path))) return next();
+        signedIn(req, res, next, signedInReaders).catch((error: unknown) => next(error));
+        return;
+      }
       if (!cacheablePaths.some((pattern) => pattern.test(req.path))) return next();
       // React Router's data requests (.data) and the like never match the patterns above.
       const key = req.originalUrl;

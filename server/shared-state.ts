@@ -18,6 +18,7 @@ import {
   encodeScope,
 } from "#app/lib/data-version.server.ts";
 import { keepRateLimitsIn } from "#app/lib/rate-limit.server.ts";
+import { announceRevocationsWith, sessionsRevokedElsewhere } from "#app/lib/session-revocation.server.ts";
 import { connectRedis, subscribe } from "#app/lib/redis.server.ts";
 
 /**
@@ -25,7 +26,9 @@ import { connectRedis, subscribe } from "#app/lib/redis.server.ts";
  * - rate-limit counters: in Redis when REDIS_URL is set, else in PostgreSQL's `rate_limits` table, else (SQLite,
  *   one process) in memory;
  * - the change channel that empties every process's page cache when public data changes: Redis pub/sub, or
- *   PostgreSQL LISTEN/NOTIFY, sent after the commit and coalesced; none on SQLite.
+ *   PostgreSQL LISTEN/NOTIFY, sent after the commit and coalesced; none on SQLite. The same channel says that a
+ *   session ended somewhere (`sessionsEnded`, naming nobody), so that every process forgets the session cookies it
+ *   found valid (app/lib/session-revocation.server.ts, decision 0034).
  * Answers what stops it.
  */
 export async function startSharedState(options: {
@@ -45,11 +48,15 @@ export async function startSharedState(options: {
     }
     changedElsewhere(decodeScope(scope));
   }
+  /** What the channel carried: a change of public data, or that sessions ended (no replica to wait for). */
   const onHeard = (position: string, scope: string) => {
-    void heard(position, scope);
+    if (scope === sessionsEnded) sessionsRevokedElsewhere();
+    else void heard(position, scope);
   };
   const onConnected = (up: boolean) => {
     channelConnected(up);
+    // Sessions may end unheard while the channel is lost (and remembered ones are not used meanwhile).
+    sessionsRevokedElsewhere();
     if (!up) logger.warn("the change channel is lost: cached pages are not served until it is back");
   };
   const onSendFailed = (error: unknown) =>
@@ -71,9 +78,12 @@ export async function startSharedState(options: {
       connected: onConnected,
     });
     announceChangesWith(coalesced((scope) => publishChange(client, channel, handle, scope), onSendFailed));
+    const revoked = coalesced(() => client.publish(channel, `|${sessionsEnded}`).then(() => {}), onSendFailed);
+    announceRevocationsWith(() => revoked(undefined));
     return {
       async stop() {
         announceChangesWith(undefined);
+        announceRevocationsWith(undefined);
         await subscriber.close();
         client.disconnect();
         keepRateLimitsIn({ kind: "memory" });
@@ -90,9 +100,12 @@ export async function startSharedState(options: {
       failed: (error) => logger.warn({ err: error }, "the change channel failed"),
     });
     announceChangesWith(coalesced((scope) => notifyChanged(db, encodeScope(scope)), onSendFailed));
+    const revoked = coalesced(() => notifyChanged(db, sessionsEnded), onSendFailed);
+    announceRevocationsWith(() => revoked(undefined));
     return {
       async stop() {
         announceChangesWith(undefined);
+        announceRevocationsWith(undefined);
         await listener.close();
         keepRateLimitsIn({ kind: "memory" });
       },
@@ -102,6 +115,12 @@ export async function startSharedState(options: {
   keepRateLimitsIn({ kind: "memory" });
   return { stop: async () => {} };
 }
+
+/**
+ * The channel's message that some session ended (in place of a change's scope): it names no account or session. A
+ * process of an older version reads it as a change of everything, which is safe.
+ */
+const sessionsEnded = "sessions";
 
 /** This site's keys in a shared Redis: under the database's random id. */
 async function redisPrefix(db: DatabaseHandle["db"]): Promise<string> {

@@ -310,12 +310,13 @@ export async function currentAccount(
   auth: Auth,
   headers: Headers,
   options: { refresh?: boolean } = {},
-): Promise<{ user: AccountUser; sessionId: string } | null> {
+): Promise<{ user: AccountUser; sessionId: string; expiresAt: Date } | null> {
   // disableRefresh: the session is read, never extended or rewritten, by this request.
   const session = await auth.api.getSession({ headers, query: { disableRefresh: options.refresh === false } });
   if (!session) return null;
   return {
     sessionId: session.session.id,
+    expiresAt: new Date(session.session.expiresAt),
     user: {
       id: session.user.id,
       email: session.user.email,

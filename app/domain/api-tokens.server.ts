@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { Auth } from "#app/domain/auth.server.ts";
+import { sessionsRevoked } from "#app/lib/session-revocation.server.ts";
 import { currentAccount, signIn, verifyTotp } from "./accounts.server.ts";
 
 /**
@@ -70,7 +71,7 @@ export async function refreshTokenPair(
   now = Date.now(),
 ): Promise<RefreshOutcome> {
   const hash = digest(refreshToken);
-  return db.transaction().execute(async (trx) => {
+  const outcome = await db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom("api_tokens")
       .select(["session_id", "expires_at", "used"])
@@ -100,6 +101,8 @@ export async function refreshTokenPair(
     if (new Date(session.expiresAt).getTime() <= now) return { ok: false, reason: "expired" } as const;
     return { ok: true, pair: await issueTokenPair(trx, row.session_id, now) } as const;
   });
+  if (!outcome.ok && outcome.reason === "reused") sessionsRevoked();
+  return outcome;
 }
 
 /** The user and session behind a valid, unexpired access token, or undefined. */
@@ -132,7 +135,9 @@ export async function revokeTokenFamily(db: Kysely<Database>, refreshToken: stri
     .select("session_id")
     .where("token_hash", "=", digest(refreshToken))
     .executeTakeFirst();
-  if (row) await db.deleteFrom("sessions").where("id", "=", row.session_id).execute();
+  if (!row) return;
+  await db.deleteFrom("sessions").where("id", "=", row.session_id).execute();
+  sessionsRevoked();
 }
 
 /** A Cookie request header carrying the cookies that a better-auth response set. */

@@ -10,6 +10,7 @@ import { maxPasswordLength, minPasswordLength, newPasswordProblem } from "#app/d
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
+import { sessionsRevoked } from "#app/lib/session-revocation.server.ts";
 import { messages } from "#app/lib/messages.ts";
 
 /**
@@ -85,6 +86,21 @@ function hostCookies(https: boolean) {
   if (!https) return undefined;
   return Object.fromEntries(authCookieNames.map((name) => [name, { name: `__Host-candor.${name}` }]));
 }
+
+/**
+ * The better-auth endpoints that end or change no existing session (they read one, or open a new one). After any
+ * other (sign-out, revoking sessions, a password change or reset, a deleted account, two-factor changes), every
+ * process forgets which session cookies it found valid (app/lib/session-revocation.server.ts). A list of what may
+ * be skipped rather than of what must not: an endpoint added later forgets too.
+ */
+const sessionKeeping = new Set([
+  "/get-session",
+  "/sign-in/email",
+  "/sign-up/email",
+  "/request-password-reset",
+  "/send-verification-email",
+  "/verify-email",
+]);
 
 /** The new password of each better-auth endpoint that sets one, so none can skip the strength floor. */
 const newPasswordFields: Record<string, string> = {
@@ -178,6 +194,9 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
         const password: unknown = field ? (ctx.body as Record<string, unknown> | undefined)?.[field] : undefined;
         const problem = typeof password === "string" ? newPasswordProblem(password) : undefined;
         if (problem) throw new APIError("BAD_REQUEST", { message: problem });
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        if (!sessionKeeping.has(ctx.path)) sessionsRevoked();
       }),
     },
     plugins: [

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+} from "node:crypto";
 import { hashRaw } from "@node-rs/argon2";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { z } from "zod";
@@ -121,11 +128,18 @@ export async function rewrapVoteKey(
   return key.toString("base64url");
 }
 
-/** The receipt of a vote: what the table keeps, and all it keeps. */
-export function voteReceipt(voteKey: string, reviewId: string): string {
-  return createHmac("sha256", Buffer.from(voteKey, "base64url"))
+/**
+ * The receipt of a vote: what the table keeps, and all it keeps. For several reviews, pass the key made once by
+ * `receiptKey`: preparing the key costs about three times the HMAC itself.
+ */
+export function voteReceipt(voteKey: string | KeyObject, reviewId: string): string {
+  return createHmac("sha256", typeof voteKey === "string" ? receiptKey(voteKey) : voteKey)
     .update(`helpful-vote\u0000${reviewId}`)
     .digest("base64url");
+}
+
+function receiptKey(voteKey: string): KeyObject {
+  return createSecretKey(Buffer.from(voteKey, "base64url"));
 }
 
 type Trx = Transaction<Database>;
@@ -190,7 +204,8 @@ export async function votedAmong(
   reviewIds: readonly string[],
 ): Promise<Set<string>> {
   if (reviewIds.length === 0) return new Set();
-  const byReceipt = new Map(reviewIds.map((id) => [voteReceipt(voteKey, id), id]));
+  const key = receiptKey(voteKey);
+  const byReceipt = new Map(reviewIds.map((id) => [voteReceipt(key, id), id]));
   const rows = await db
     .selectFrom("vote_receipts")
     .select("receipt")

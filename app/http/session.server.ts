@@ -1,7 +1,11 @@
+import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { createContext, redirect, type RouterContextProvider } from "react-router";
 import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
-import { auth, publicUrl } from "#app/domain/auth.server.ts";
+import { type Auth, auth, publicUrl } from "#app/domain/auth.server.ts";
 import { database } from "#app/db/database.server.ts";
+import { cacheUsable } from "#app/lib/data-version.server.ts";
+import { sessionGeneration } from "#app/lib/session-revocation.server.ts";
 import { type Moderator, moderatorOf } from "#app/domain/moderation.server.ts";
 import { type PublicationNoteKind, toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -12,6 +16,69 @@ export const accountContext = createContext<AccountUser | null>(null);
 /** True when the request carries a session cookie at all; visitors without one cost no database query. */
 function hasSessionCookie(request: Request): boolean {
   return /(?:^|;\s*)(?:__Host-)?candor\.session_token=/.test(request.headers.get("cookie") ?? "");
+}
+
+/**
+ * A request answered with the page kept for every signed-in reader (server/page-cache.ts, decision 0034): it
+ * reaches React Router without its cookies, so no account is loaded (`accountContext` stays null) and nothing of an
+ * account can be rendered into the page. What it carries of the reader is only that a valid session was shown, and
+ * the reader's vote key, used for nothing but which of the shown reviews they marked helpful (`voteStateOf`). The
+ * loader notes the reviews it shows (`shownReviews`), and `personal` when the reader voted for one of them: such
+ * a page is this reader's own and is never kept.
+ */
+export type SharedReader = { voteKey: string | null; shownReviews?: string[]; personal: boolean };
+
+export const sharedReaderContext = createContext<SharedReader | null>(null);
+
+/** Whether the page is for a signed-in reader: the request's own account, or the page kept for all of them. */
+export function isSignedIn(context: Readonly<RouterContextProvider>): boolean {
+  return context.get(accountContext) !== null || context.get(sharedReaderContext) !== null;
+}
+
+// Cookies that make a page this reader's own for one view (a toast, a note after a submission, a review key): such
+// a request is rendered as it always was.
+const flashCookie = /(?:^|;\s*)candor_(?:toast|note|badge|review_key)=/;
+
+/** How long a session cookie found valid is believed without asking again, unless a session ends meanwhile. */
+export const verifiedSessionMs = 30_000;
+
+const verifiedSessions = new LRUCache<string, { until: number; generation: number }>({ max: 10_000 });
+
+function sessionCookieName(): string {
+  return publicUrl().startsWith("https://") ? "__Host-candor.session_token" : "candor.session_token";
+}
+
+/**
+ * Whether `cookie` (a Cookie request header) carries a session that better-auth accepts. A session found valid is
+ * believed for `verifiedSessionMs` (never past its own expiry), under the SHA-256 of the cookie's value, until a
+ * session ends anywhere (app/lib/session-revocation.server.ts: a sign-out here forgets at once, elsewhere when the
+ * change channel says so) or while that channel is lost. A refusal is never remembered.
+ */
+export async function hasValidSession(cookie: string, instance: Auth = auth()): Promise<boolean> {
+  const name = sessionCookieName().replace(".", "\\.");
+  const value = new RegExp(`(?:^|;\\s*)${name}=([^;]+)`).exec(cookie)?.[1];
+  if (!value) return false;
+  const key = createHash("sha256").update(value).digest("base64url");
+  const generation = sessionGeneration();
+  const usable = cacheUsable();
+  const known = usable ? verifiedSessions.get(key) : undefined;
+  if (known && known.generation === generation && known.until > Date.now()) return true;
+  const session = await currentAccount(instance, new Headers({ cookie }), { refresh: true });
+  if (!session) {
+    verifiedSessions.delete(key);
+    return false;
+  }
+  // A session that ended while it was being checked is not remembered.
+  if (usable && sessionGeneration() === generation) {
+    const until = Math.min(Date.now() + verifiedSessionMs, session.expiresAt.getTime());
+    verifiedSessions.set(key, { until, generation });
+  }
+  return true;
+}
+
+/** Whether `cookie` (a Cookie request header) makes this one page view the reader's own (a toast, a note, a key). */
+export function hasFlashCookie(cookie: string): boolean {
+  return flashCookie.test(cookie);
 }
 
 /**

@@ -3,7 +3,13 @@ import type { RouterContextProvider } from "react-router";
 import { database } from "#app/db/database.server.ts";
 import type { Database } from "#app/db/schema.ts";
 import { publicUrl } from "#app/domain/auth.server.ts";
-import { accountContext } from "#app/http/session.server.ts";
+import {
+  accountContext,
+  hasFlashCookie,
+  hasValidSession,
+  type SharedReader,
+  sharedReaderContext,
+} from "#app/http/session.server.ts";
 import { parseVoteKey, rewrapVoteKey, unlockVoteKey, votedAmong } from "#app/domain/helpful-votes.server.ts";
 
 /**
@@ -37,9 +43,28 @@ export function clearVoteKeyCookie(headers: Headers): Headers {
 export function readVoteKey(request: Request): string | null {
   const header = request.headers.get("candor-vote-key");
   if (header !== null) return parseVoteKey(header.trim());
+  return voteKeyOfCookie(request.headers.get("cookie") ?? "");
+}
+
+/** The vote key in a Cookie request header, or null. */
+function voteKeyOfCookie(cookie: string): string | null {
   const name = cookieName().replace(".", "\\.");
-  const match = new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(request.headers.get("cookie") ?? "");
-  return parseVoteKey(match?.[1]);
+  return parseVoteKey(new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(cookie)?.[1]);
+}
+
+/**
+ * For the page cache (server/page-cache.ts, decision 0034): the reader of a page view with cookies when the page
+ * kept for every signed-in reader may answer it (a valid session, and no cookie that makes this one view the
+ * reader's own), else null.
+ */
+export async function sharedReaderOf(cookie: string): Promise<SharedReader | null> {
+  if (hasFlashCookie(cookie) || !(await hasValidSession(cookie))) return null;
+  return { voteKey: voteKeyOfCookie(cookie), personal: false };
+}
+
+/** Whether the holder of `voteKey` marked any of `reviewIds` helpful (a read on the primary: their own votes). */
+export async function votedForAny(voteKey: string, reviewIds: readonly string[]): Promise<boolean> {
+  return (await votedAmong(database().db, voteKey, reviewIds)).size > 0;
 }
 
 async function userIdOf(email: string): Promise<string | undefined> {
@@ -76,15 +101,26 @@ export async function withRewrappedVoteKey(
  * What a page's vote controls need (app/components/helpful-vote.tsx): signed in or not, which of the shown reviews
  * this reader marked helpful (their receipts recomputed, a read), and the page's own address to come back to: the
  * loader's `url` argument, as `request.url` of a client-side navigation is the internal `.data` address.
+ *
+ * For the page kept for every signed-in reader (`sharedReaderContext`), the vote key comes from the page cache, the
+ * shown reviews are noted for the cache's later check, and a reader who voted for one of them makes the page
+ * personal: not kept.
  */
 export async function voteStateOf(
   page: { context: Readonly<RouterContextProvider>; request: Request; url: URL; db: Kysely<Database> },
   reviews: ReadonlyArray<{ id: string }>,
 ): Promise<{ signedIn: boolean; voted: string[]; returnTo: string }> {
   const { context, request, url, db } = page;
+  const ids = reviews.map((review) => review.id);
+  const shared = context.get(sharedReaderContext);
+  if (shared) {
+    shared.shownReviews = ids;
+    const voted = shared.voteKey ? [...(await votedAmong(db, shared.voteKey, ids))] : [];
+    if (voted.length > 0) shared.personal = true;
+    return { signedIn: true, voted, returnTo: `${url.pathname}${url.search}` };
+  }
   const signedIn = context.get(accountContext) !== null;
   const voteKey = signedIn ? readVoteKey(request) : null;
-  const ids = reviews.map((review) => review.id);
   const voted = voteKey ? [...(await votedAmong(db, voteKey, ids))] : [];
   return { signedIn, voted, returnTo: `${url.pathname}${url.search}` };
 }

@@ -21,7 +21,7 @@ import { voteStateOf } from "#app/http/vote-key.server.ts";
 
 export async function loader({ context, params, request, url: address }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
-  const db = readerFor(request);
+  const db = readerFor(request, context);
   const company = id === undefined ? undefined : await findCompany(db, id);
   if (!company)
     return data(

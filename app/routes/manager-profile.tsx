@@ -26,7 +26,7 @@ import { voteStateOf } from "#app/http/vote-key.server.ts";
 
 export async function loader({ context, params, request, url: address }: Route.LoaderArgs) {
   const id = parseId(params.managerId);
-  const db = readerFor(request);
+  const db = readerFor(request, context);
   const manager = id === undefined ? undefined : await findManager(db, id);
   if (!manager)
     return data(

@@ -153,6 +153,40 @@ for (const channel of ["postgres", "redis"] as const) {
       t.diagnostic(`the reader showed the review ${elapsed} ms after it was published`);
     });
 
+    /** How long a process believes a session cookie it found valid unless told a session ended (decision 0034). */
+    const verifiedSessionMs = 30_000;
+
+    it("ends a session signed out through one process on the other at once, long before it would forget it", async (t) => {
+      const [writer, reader] = [nodes[0]!, nodes[1]!];
+      const visitor = new Visitor(writer.baseURL, newClientIp());
+      await visitor.signUp(newEmail("leaving"), password);
+      await (await visitor.get("/guidelines")).body?.cancel(); // the sign-up's toast, shown once
+      const cookie = visitor.cookieHeader();
+      const view = async () => {
+        const response = await fetch(new URL("/company/5", reader.baseURL), {
+          headers: { Cookie: cookie, "X-Forwarded-For": newClientIp() },
+        });
+        const html = await response.text();
+        return { cache: response.headers.get("x-cache"), signedIn: html.includes(">Sign out</button>") };
+      };
+      // The reader process checks the session once and then believes it, answering from its kept signed-in page.
+      const rememberedSince = performance.now();
+      let seen = await view();
+      for (let tries = 0; seen.cache !== "hit" && tries < 200; tries += 1) seen = await view();
+      assert.equal(seen.cache, "hit", "the reader keeps the signed-in page");
+      assert.ok(seen.signedIn);
+      const signedOut = await visitor.post("/signout", {});
+      await signedOut.body?.cancel();
+      assert.equal(signedOut.status, 302);
+      const since = performance.now();
+      // Watched for half of the time the reader would believe the session on its own: only the change channel can
+      // have made it ask again.
+      while (seen.signedIn && performance.now() - rememberedSince < verifiedSessionMs / 2) seen = await view();
+      const elapsed = Math.round(performance.now() - since);
+      assert.equal(seen.signedIn, false, `the reader still showed the old cookie signed in after ${elapsed} ms`);
+      t.diagnostic(`the other process let the session go ${elapsed} ms after the sign-out`);
+    });
+
     it("shows a review published by `npm run reviews:publish`, beside the servers, long before the page expires", async (t) => {
       const queueing = await startNode("never", undefined, { PUBLISH_INTERVAL: "86400" });
       nodes.push(queueing);
