@@ -51,7 +51,10 @@ function reviewIdsOf(html: string): string[] {
 
 for (const engine of ["sqlite", "postgres"] as Engine[]) {
   describe(`signed-in reading from the page cache (${engine})`, async () => {
-    const server = await startServer(engine, { env: { DEMO_DATA: "always", TRUSTED_PROXIES: "127.0.0.1" } });
+    // LOG_LEVEL=info: the request log is read by a test below.
+    const server = await startServer(engine, {
+      env: { DEMO_DATA: "always", TRUSTED_PROXIES: "127.0.0.1", LOG_LEVEL: "info" },
+    });
     after(async () => {
       assert.equal(await server.stop(), 0, `the server did not shut down cleanly:\n${server.output()}`);
     });
@@ -84,6 +87,23 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         if (reviews.length >= 2) return { path: paths.company(id), reviews };
       }
       throw new Error("no demo company with two reviews");
+    }
+
+    /**
+     * Where the server's output stands once everything asked so far is logged: a request to an address of its own,
+     * whose log line follows every line of the requests answered before it.
+     */
+    async function logMark(): Promise<number> {
+      const mark = `/log-mark-${crypto.randomUUID()}`;
+      // Read whole: a body cancelled early can end the answer before it finishes, and then it is not logged.
+      await (await fetch(new URL(mark, server.baseURL), { headers: { "X-Forwarded-For": newClientIp() } })).text();
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const at = server.output().indexOf(`"path":"${mark}"`);
+        if (at >= 0) return at;
+        assert.ok(Date.now() < deadline, `the request to ${mark} was not logged`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     }
 
     async function vote(visitor: Visitor, review: string, returnTo: string, add = true) {
@@ -142,6 +162,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
 
     it("shows a new review to signed-in readers at their next view, and a reader's own votes at once", async () => {
       const { path, reviews } = await companyWithReviews(20);
+      const logFrom = await logMark();
       const [voter, other] = await Promise.all([reader("voter"), reader("other")]);
       await view(other, path);
       const kept = await view(other, path);
@@ -170,6 +191,19 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       const removed = await view(voter, path);
       assert.deepEqual(removed.pressed, [], "the vote removed");
       assert.equal(removed.voteForms, reviewIdsOf(removed.html).length);
+
+      // The log cannot tell the voter's own page from the kept one: no duration, no cache state for a signed-in view.
+      const logged = server
+        .output()
+        .slice(logFrom, await logMark())
+        .split("\n")
+        .filter((line) => line.includes('"msg":"request"') && line.includes(`"path":"${path}"`));
+      assert.ok(logged.length >= 10, `the signed-in views of ${path} were logged: ${logged.length} lines`);
+      assert.deepEqual(
+        logged.filter((line) => /"(ms|cache)":/.test(line)),
+        [],
+        "a signed-in view's log line shows how its page was made",
+      );
     });
 
     it("gives a session that ended the signed-out page at once: sign-out, and a password changed elsewhere", async () => {
