@@ -488,6 +488,26 @@ export async function addCompany(
   return submit(db, author, settings, payload, (trx) => refuseExistingCompany(trx, company), { token });
 }
 
+/** A verification token's badge for a review of a manager: one of its companies' domains (checkBadge). */
+function checkManagerBadge(db: Kysely<Database>, managerId: number, verificationToken: string | undefined) {
+  return checkBadge(
+    db,
+    verificationToken,
+    async () => {
+      const websites = await managerWebsites(db, managerId);
+      if (websites.length === 0) throw new ContributionError("manager-not-found");
+      return websites;
+    },
+    "manager",
+  );
+}
+
+/** Refuses a review of a manager that does not exist (checked again in the queue's transaction). */
+async function requireManager(trx: Trx, managerId: number): Promise<void> {
+  const manager = await trx.selectFrom("managers").select("id").where("id", "=", managerId).executeTakeFirst();
+  if (!manager) throw new ContributionError("manager-not-found");
+}
+
 /**
  * Queues a review of a manager: one per account per manager, refused when the account's receipt is published or a
  * review with it waits in the queue. A verification token of one of the manager's companies' domains badges it.
@@ -501,16 +521,7 @@ export async function recordManagerReview(
   verificationToken?: string,
 ): Promise<Submission> {
   const receipt = managerReviewReceipt(author, managerId);
-  const token = await checkBadge(
-    db,
-    verificationToken,
-    async () => {
-      const websites = await managerWebsites(db, managerId);
-      if (websites.length === 0) throw new ContributionError("manager-not-found");
-      return websites;
-    },
-    "manager",
-  );
+  const token = await checkManagerBadge(db, managerId, verificationToken);
   const payload: QueuedReview = {
     kind: "manager-review",
     author: authorTag(author.secret, author.userId),
@@ -519,8 +530,7 @@ export async function recordManagerReview(
     review,
   };
   const check = async (trx: Trx) => {
-    const manager = await trx.selectFrom("managers").select("id").where("id", "=", managerId).executeTakeFirst();
-    if (!manager) throw new ContributionError("manager-not-found");
+    await requireManager(trx, managerId);
     const published = await trx
       .selectFrom("review_receipts")
       .select("receipt")
@@ -546,16 +556,7 @@ export async function submitTokenReview(
   settings: PublicationSettings = publicationSettings(),
   verificationToken?: string,
 ): Promise<Submission> {
-  const token = await checkBadge(
-    db,
-    verificationToken,
-    async () => {
-      const websites = await managerWebsites(db, managerId);
-      if (websites.length === 0) throw new ContributionError("manager-not-found");
-      return websites;
-    },
-    "manager",
-  );
+  const token = await checkManagerBadge(db, managerId, verificationToken);
   const payload: QueuedReview = {
     kind: "manager-review",
     author: authorTag(secret, `one-review-token\u0000${tokenHash}`),
@@ -564,8 +565,7 @@ export async function submitTokenReview(
     review,
   };
   const check = async (trx: Trx) => {
-    const manager = await trx.selectFrom("managers").select("id").where("id", "=", managerId).executeTakeFirst();
-    if (!manager) throw new ContributionError("manager-not-found");
+    await requireManager(trx, managerId);
   };
   return submit(db, { userId: "", secret }, settings, payload, check, { token, spends: [tokenHash] });
 }
