@@ -28,6 +28,7 @@ import { testPostgresUrl } from "#tests/support/postgres-url.ts";
 import { copyDataset, ensureDataset } from "./dataset.ts";
 import { type LighthouseRow, runLighthouse } from "./lighthouse.ts";
 import {
+  copyPostgres,
   helpfulCounts,
   loadPostgres,
   markerPrefix,
@@ -42,8 +43,9 @@ const usage = `Usage: npm run bench -- [--sizes 10000,100000,1000000] [--seconds
                        [--heap MB] [--profile DIR] [--no-lighthouse]
 
 Measures the built server with autocannon against a bare node:http JSON answer, on demo datasets of each size
-(made once and kept under ./data/bench/). --postgres loads the same datasets into the schemas bench_N of
-TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and runs the server on it. --only runs the
+(made once and kept under ./data/bench/). --postgres loads the same datasets, once, into databases
+candor_bench_N on the server of TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and runs the
+server on a throwaway copy of one (CREATE DATABASE … TEMPLATE). --only runs the
 scenarios whose names contain one of the words; --profile writes the server's CPU profiles (.cpuprofile) to DIR.
 --heap caps the server's V8 heap (--max-old-space-size), to see what its peak memory owes to a lazy collector.
 --workers runs every scenario with each number of server processes (WEB_CONCURRENCY; more than 1 needs
@@ -390,12 +392,17 @@ for (const size of sizes) {
   );
   const targets: Target = targetsOf(file);
   let databaseUrl: string;
+  let dropCopy = async () => {};
   if (engine === "sqlite") {
     step("copying the dataset for this run");
     databaseUrl = copyDataset(file, workDir);
   } else {
     step("loading the dataset into PostgreSQL");
-    databaseUrl = await loadPostgres(file, postgresUrl, size);
+    const template = await loadPostgres(file, postgresUrl, size);
+    step("copying the dataset for this run");
+    const copy = await copyPostgres(postgresUrl, template);
+    databaseUrl = copy.url;
+    dropCopy = copy.drop;
   }
 
   step(`baseline: bare node:http JSON, ${seconds} s`);
@@ -565,6 +572,7 @@ for (const size of sizes) {
   }
 
   if (wanted("writes")) await keptPagesUnderWrites(size, databaseUrl, targets, baseRps);
+  await dropCopy();
   const loadAtEnd = os.loadavg();
   loads.push(
     `${size.toLocaleString("en")} companies: load average ${loadAtStart.map((value) => value.toFixed(1)).join(", ")} ` +

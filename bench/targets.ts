@@ -132,33 +132,52 @@ const copiedTables = [
   "manager_months",
 ] as const;
 
+/** The address of database `name` on the server of `adminUrl`. */
+function databaseUrlOf(adminUrl: string, name: string): URL {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  url.search = "?application_name=candor-bench";
+  return url;
+}
+
+/** Whether database `name` exists and holds a finished copy (its `bench_complete` table). */
+async function completeDatabase(admin: pg.Client, adminUrl: string, name: string): Promise<boolean> {
+  const found = await admin.query("select 1 from pg_database where datname = $1", [name]);
+  if (!found.rowCount) return false;
+  const client = new pg.Client({ connectionString: databaseUrlOf(adminUrl, name).href });
+  await client.connect();
+  try {
+    const table = await client.query("select 1 from information_schema.tables where table_name = 'bench_complete'");
+    return Boolean(table.rowCount);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
- * The SQLite dataset copied into the PostgreSQL schema `bench_<size>` (kept for the next run: the benchmark's
- * reviews add to it, and aggregates stay exact). Secondary indexes are built after the copy.
+ * The SQLite dataset copied into the PostgreSQL database `candor_bench_<size>` on the server of `adminUrl`, made once
+ * and kept as the template of each run's copy (`copyPostgres`), as the SQLite file is: a run never writes into it.
+ * Secondary indexes are built after the copy. Answers the template's name.
  */
 export async function loadPostgres(file: string, adminUrl: string, size: number): Promise<string> {
-  const schema = `bench_${size}`;
-  const url = new URL(adminUrl);
-  url.search = `?options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=candor-bench`;
+  const name = `candor_bench_${size}`;
+  const schema = "public";
+  const url = databaseUrlOf(adminUrl, name);
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     const sqlite = new SQLite(file, { readonly: true });
     const expected = sqlite.prepare<[], { n: number }>("select count(*) as n from companies").get()!.n;
-    const existing = await admin.query(
-      `select 1 from information_schema.tables where table_schema = $1 and table_name = 'bench_complete'`,
-      [schema],
-    );
-    if (existing.rowCount) {
-      console.log(`  reusing schema ${schema}`);
+    if (await completeDatabase(admin, adminUrl, name)) {
+      console.log(`  reusing database ${name}`);
       sqlite.close();
       const handle = openDatabase(url.href);
       await migrateToLatest(handle.db);
       await handle.close();
-      return url.href;
+      return name;
     }
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.query(`create schema ${schema}`);
+    await admin.query(`drop database if exists ${name}`);
+    await admin.query(`create database ${name}`);
     const handle = openDatabase(url.href);
     await migrateToLatest(handle.db);
     await handle.close();
@@ -217,10 +236,42 @@ export async function loadPostgres(file: string, adminUrl: string, size: number)
     await syncIdSequence(synced.db, "companies");
     await syncIdSequence(synced.db, "managers");
     await synced.close();
-    return url.href;
+    return name;
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * A throwaway copy of the template database `template` for one run (the benchmark writes reviews, accounts and the
+ * publication queue's keys into it, which a later run with another secret and key folder could not use), made by
+ * PostgreSQL as a file copy. Answers its address and what drops it.
+ */
+export async function copyPostgres(
+  adminUrl: string,
+  template: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${template}_run_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name}`);
+    await admin.query(`create database ${name} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: databaseUrlOf(adminUrl, name).href,
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }
 
 const typeCache = new Map<string, Record<string, string>>();
