@@ -1,4 +1,3 @@
-import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { type RenderToPipeableStreamOptions, renderToPipeableStream } from "react-dom/server";
@@ -11,6 +10,7 @@ import {
 } from "react-router";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
+import { lowPriorityModulePreloads } from "#app/http/low-priority-scripts.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { cspNonceContext, databaseUnavailableContext } from "#app/http/request-context.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
@@ -67,12 +67,9 @@ export default function handleRequest(
         nonce,
         [readyOption]() {
           shellRendered = true;
-          const body = new PassThrough({
-            final(callback) {
-              clearTimeout(timeoutId);
-              timeoutId = undefined;
-              callback();
-            },
+          const body = lowPriorityModulePreloads(() => {
+            clearTimeout(timeoutId);
+            timeoutId = undefined;
           });
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           pipe(body);
