@@ -19,6 +19,16 @@ export const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The PostgreSQL database in which every run creates its throwaway schema (TEST_DATABASE_URL). */
 export const postgresAdminUrl = testPostgresUrl();
 
+/**
+ * The V8 flags `npm start` gives the server (package.json), so that every test and the benchmark run it with the
+ * memory limits it has in production.
+ */
+export const serverNodeFlags: string[] = (
+  JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith("--max-"));
+
 export const newSecret = () => randomBytes(32).toString("hex");
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -142,7 +152,8 @@ export function spawnServer(
   };
   const { logFile, nodeArgs = [] } = options;
   const logFd = logFile ? fs.openSync(logFile, "w") : undefined;
-  const child = spawn(process.execPath, [...nodeArgs, "server/main.ts"], {
+  // Flags given later win, so `nodeArgs` may override the defaults (the benchmark's --heap does).
+  const child = spawn(process.execPath, [...serverNodeFlags, ...nodeArgs, "server/main.ts"], {
     cwd: root,
     env,
     stdio: ["ignore", logFd ?? "pipe", logFd ?? "pipe"],
