@@ -416,7 +416,7 @@ for (const size of sizes) {
   const acknowledged = new Set<string>();
 
   const seenTerms = new Set<string>();
-  const newTerm = newSearchTerms(targets.names, seenTerms);
+  const newTerm = newSearchTerms(targets.names, seenTerms, targets.searches);
   const loadAtStart = os.loadavg();
 
   for (const workers of workerCounts) {

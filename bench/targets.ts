@@ -292,9 +292,16 @@ async function columnTypes(client: pg.Client, schema: string, table: string, col
 /**
  * Search terms never asked before in this run, as people type them: pieces of real names, a few common (3–4 letters,
  * 30%), rare (5–6 letters, 40%), two-letter (15%), and terms that match nothing (15%), each in its company's country.
- * Each (country, term) is given once; `seen` is shared by every scenario that claims new terms.
+ * Each (country, term) is given once, whatever its case; `seen` is shared by every scenario that claims new terms,
+ * and starts with `asked`, the fixed terms other scenarios ask (and the page cache keeps).
  */
-export function newSearchTerms(names: Target["names"], seen: Set<string>): () => { country: string; term: string } {
+export function newSearchTerms(
+  names: Target["names"],
+  seen: Set<string>,
+  asked: Target["searches"] = [],
+): () => { country: string; term: string } {
+  const keyOf = ({ country, term }: { country: string; term: string }) => `${country}:${term.toLowerCase()}`;
+  for (const search of asked) seen.add(keyOf(search));
   const countries = [...new Set(names.map((entry) => entry.country))];
   const random = (below: number) => Math.floor(Math.random() * below);
   const piece = (name: string, length: number) => {
@@ -315,7 +322,7 @@ export function newSearchTerms(names: Target["names"], seen: Set<string>): () =>
   return () => {
     for (;;) {
       const next = candidate();
-      const key = `${next.country}:${next.term}`;
+      const key = keyOf(next);
       if (next.term.trim().length < 2 || next.term !== next.term.trim() || seen.has(key)) continue;
       seen.add(key);
       return next;
