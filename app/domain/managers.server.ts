@@ -78,6 +78,21 @@ const cardColumns = [
   ...sumColumns(managerSubject),
 ];
 
+/** What a manager's card and profile both show of its row: who they are and where they work. */
+function managerIdentity(
+  row: Pick<ManagerCardRow, "id" | "first_name" | "last_name" | "title" | "city">,
+  companies: Map<number, ManagerCard["companies"]>,
+) {
+  return {
+    id: row.id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    title: row.title,
+    city: row.city,
+    companies: companies.get(row.id) ?? [],
+  };
+}
+
 /** The cards of `rows`, each with the companies its manager is linked to. */
 async function toCards(db: Kysely<Database>, rows: ManagerCardRow[]): Promise<ManagerCard[]> {
   const companies = await companiesOf(
@@ -87,14 +102,9 @@ async function toCards(db: Kysely<Database>, rows: ManagerCardRow[]): Promise<Ma
   return rows.map((row) => {
     const reviewCount = shownReviewCount(row.review_count);
     return {
-      id: row.id,
-      firstName: row.first_name,
-      lastName: row.last_name,
-      title: row.title,
-      city: row.city,
+      ...managerIdentity(row, companies),
       reviewCount,
       mean: cardMean(row, managerSubject, reviewCount),
-      companies: companies.get(row.id) ?? [],
       isDemo: row.is_demo === 1,
     };
   });
@@ -165,16 +175,11 @@ export async function findManager(db: Kysely<Database>, id: number): Promise<Man
   const companies = await companiesOf(db, [row.id]);
   const reviewCount = shownReviewCount(row.review_count);
   return {
-    id: row.id,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    title: row.title,
+    ...managerIdentity(row, companies),
     department: row.department,
-    city: row.city,
     state: row.state,
     country: row.country,
     linkedinUrl: row.linkedin_url,
-    companies: companies.get(row.id) ?? [],
     ...subjectSummary(
       row,
       managerSubject,

@@ -10,6 +10,8 @@ import {
   publicKeyOf,
   verifySignature,
 } from "./blind-rsa.server.ts";
+import { privateJwk } from "./pbrsa.server.ts";
+import { bigintToBytes } from "./review-token.ts";
 import { importPublicKey } from "./verification-token.ts";
 import { modInverse } from "#app/lib/modular.ts";
 // RFC 9474, Appendix A: the four test vectors (4096-bit key, one per variant).
@@ -19,25 +21,8 @@ type Vector = (typeof vectors)[number];
 
 const hex = (value: string) => Buffer.from(value.replace(/^0x/, ""), "hex");
 const big = (value: string) => BigInt(value.startsWith("0x") ? value : `0x${value}`);
-const b64 = (value: bigint) => {
-  let text = value.toString(16);
-  if (text.length % 2) text = `0${text}`;
-  return Buffer.from(text, "hex").toString("base64url");
-};
-
 function keysOf(v: Vector): { privateKey: KeyObject; publicKey: KeyObject; jwk: JsonWebKey } {
-  const [p, q, d] = [big(v.p), big(v.q), big(v.d)];
-  const jwk = {
-    kty: "RSA",
-    n: b64(big(v.n)),
-    e: b64(big(v.e)),
-    d: b64(d),
-    p: b64(p),
-    q: b64(q),
-    dp: b64(d % (p - 1n)),
-    dq: b64(d % (q - 1n)),
-    qi: b64(modInverse(q, p)),
-  };
+  const jwk = privateJwk(big(v.n), big(v.e), big(v.d), big(v.p), big(v.q));
   const privateKey = createPrivateKey({ key: jwk, format: "jwk" });
   return { privateKey, publicKey: createPublicKey(privateKey), jwk };
 }
@@ -86,9 +71,7 @@ describe("RFC 9474 Appendix A against the browser library (@cloudflare/blindrsa-
     const publicKey = await importPublicKey(jwk);
     // The library draws its randomness from getRandomValues: the message prefix, the salt, then r (= inv⁻¹).
     const n = big(v.n);
-    const r = Buffer.from(b64(modInverse(big(v.inv), n)), "base64url");
-    const rBytes = new Uint8Array(512);
-    rBytes.set(r, 512 - r.length);
+    const rBytes = bigintToBytes(modInverse(big(v.inv), n), 512);
     const spy = vi.spyOn(crypto, "getRandomValues");
     spy
       .mockReturnValueOnce(new Uint8Array(hex(v.msg_prefix)))

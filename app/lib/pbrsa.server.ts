@@ -36,7 +36,8 @@ const big = (value: string | undefined) => bytesToBigint(Buffer.from(value ?? ""
 
 export type PbrsaPublicKey = { kty: "RSA"; n: string; e: string };
 
-function privateJwk(n: bigint, e: bigint, d: bigint, p: bigint, q: bigint) {
+/** An RSA private key as a JSON Web Key, its CRT values (dp, dq, qi) derived from n, e, d, p and q. */
+export function privateJwk(n: bigint, e: bigint, d: bigint, p: bigint, q: bigint) {
   return {
     kty: "RSA",
     n: b64(n),
