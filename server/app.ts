@@ -143,7 +143,8 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     res.setHeader("Permissions-Policy", "camera=(), microphone=(), geolocation=(), interest-cohort=()");
     next();
   });
-  app.use(compression());
+  // A kept page whose compressed forms are still being made goes out as it is (server/page-cache.ts).
+  app.use(compression({ filter: (req, res) => res.locals.uncompressed !== true && compression.filter(req, res) }));
   app.use((req, res, next) => {
     const started = performance.now();
     // Read now: the page cache takes the cookies off a request it renders as the page for every signed-in reader.

@@ -194,7 +194,7 @@ export function createPageCache({
   const fresh = (entry: Entry) =>
     entry.version === dataVersion() && unchangedSince(entry.stamp, entry.tags) && cacheUsable();
 
-  async function serveHit(req: Request, res: Response, entry: Entry, isApi: boolean): Promise<boolean> {
+  async function serveHit(req: Request, res: Response, key: string, entry: Entry, isApi: boolean): Promise<boolean> {
     if (isApi) {
       // Cached API reads count against the client's rate limit like any other read.
       try {
@@ -212,12 +212,13 @@ export function createPageCache({
     res.setHeader("X-Cache", "hit");
     res.setHeader("Vary", "Accept-Encoding");
     const encoding = chooseEncoding(req.headers["accept-encoding"], entry.bodies);
-    // The compressed forms are made at the first hit that accepts one (answers asked for once, like most searches,
-    // never cost a compression). Until they are stored, the compression middleware encodes the identity body on the
-    // fly, under the identity ETag, as it does for the answer that was rendered.
+    // The compressed forms are made once per kept body, when it is kept for a client that accepts them or at the
+    // first hit that does (answers asked for once without, like most API searches, never cost a compression). The
+    // few hits that come while they are being made get the identity body as it is: compressing it for each of them
+    // on the fly cost more CPU than all the other work of a hit.
     const accepts = req.headers["accept-encoding"] !== undefined;
-    if (accepts && !entry.compressing && entry.bodies.identity.length >= compressAbove)
-      compress(req.originalUrl, entry);
+    if (accepts) compress(key, entry);
+    if (encoding === "identity") res.locals.uncompressed = true;
     // A client (or a shared cache) holding any form of this content may keep it: the 304 names the form it holds.
     const held = (["identity", "br", "gzip"] as const)
       .map((form) => etagOf(entry, form))
@@ -243,6 +244,7 @@ export function createPageCache({
    * and a fraction of its memory.
    */
   function compress(key: string, entry: Entry): void {
+    if (entry.compressing || entry.bodies.identity.length < compressAbove) return;
     entry.compressing = true;
     const body = entry.bodies.identity;
     const params = {
@@ -324,6 +326,7 @@ export function createPageCache({
         ...(shared ? { shownReviews: shared.shownReviews } : {}),
       };
       entries.set(key, entry);
+      if (req.headers["accept-encoding"] !== undefined) compress(key, entry);
     });
   }
 
@@ -341,7 +344,7 @@ export function createPageCache({
     if (entry && fresh(entry)) {
       const ids = entry.shownReviews ?? [];
       if (reader.voteKey && ids.length > 0 && (await readers.votedForAny(reader.voteKey, ids))) return next();
-      await serveHit(req, res, entry, false);
+      await serveHit(req, res, key, entry, false);
       return;
     }
     res.setHeader("X-Cache", "miss");
@@ -364,7 +367,7 @@ export function createPageCache({
       const key = req.originalUrl;
       const entry = entries.get(key);
       if (entry && fresh(entry)) {
-        serveHit(req, res, entry, req.path.startsWith("/api/")).then(
+        serveHit(req, res, key, entry, req.path.startsWith("/api/")).then(
           (served) => {
             if (!served) next();
           },

@@ -110,10 +110,11 @@ describe("the page cache", () => {
     const path = "/company/5";
     const plain = await visit(path);
     assert.equal(plain.cache, "miss");
-    // The compressed forms are made at the first hit that accepts one, in zlib's threads: until they are stored, a
-    // hit is sent as the compression middleware sends any answer. Wait for them however long a busy machine takes.
+    // The compressed forms are made in zlib's threads when the page is kept for a client that accepts them (fetch
+    // does) or at the first hit that does: until they are stored, a hit is sent as it is kept, never compressed anew. Wait for them however long a busy machine takes.
     let br = await raw(path, { "accept-encoding": "gzip, deflate, br" });
     while (br.etag?.endsWith('-br"') !== true) {
+      assert.equal(br.encoding, undefined, "a hit before the compressed forms are stored is sent as it is kept");
       await new Promise((resolve) => setTimeout(resolve, 10));
       br = await raw(path, { "accept-encoding": "gzip, deflate, br" });
     }
@@ -139,6 +140,24 @@ describe("the page cache", () => {
     assert.equal(otherEncoding.etag, br.etag);
     const unknown = await raw(path, { "accept-encoding": "br", "if-none-match": '"something-else"' });
     assert.equal(unknown.status, 200);
+  });
+
+  it("compresses a page kept for a browser once, in the background, never anew for a hit", async () => {
+    const path = "/company/6";
+    const first = await raw(path, { "accept-encoding": "br, gzip" });
+    assert.equal(first.cache, "miss");
+    assert.equal(first.encoding, "br", "the rendered answer is compressed on its way out");
+    const rendered = zlib.brotliDecompressSync(first.body).toString("utf8");
+    // The forms are made in zlib's threads after the answer went out: the next hits get them, none compressed anew.
+    let hit = await raw(path, { "accept-encoding": "br, gzip" });
+    while (hit.encoding !== "br") {
+      assert.equal(hit.encoding, undefined);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      hit = await raw(path, { "accept-encoding": "br, gzip" });
+    }
+    assert.equal(hit.cache, "hit");
+    assert.match(hit.etag ?? "", /-br"$/);
+    assert.equal(zlib.brotliDecompressSync(hit.body).toString("utf8"), rendered.replaceAll(/ nonce="[^"]+"/g, ""));
   });
 
   it("never gives a visitor who sends a cookie the page kept for visitors without, nor keeps theirs for them", async () => {

@@ -160,6 +160,28 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       }
     });
 
+    it("keeps the signed-in page compressed as well, sent as stored once its forms are made", async () => {
+      const { path } = await companyWithReviews(30);
+      const visitor = await reader("compressed");
+      const first = await visitor.get(path);
+      const html = await first.text();
+      assert.equal(first.headers.get("x-cache"), "miss");
+      // fetch asks for gzip (and br): the kept copy's compressed forms are made in zlib's threads, then served.
+      for (;;) {
+        const again = await visitor.get(path);
+        const body = await again.text();
+        assert.equal(again.headers.get("x-cache"), "hit");
+        const etag = again.headers.get("etag") ?? "";
+        if (/-(br|gzip)"$/.test(etag)) {
+          assert.equal(again.headers.get("content-encoding"), etag.endsWith('-br"') ? "br" : "gzip");
+          assert.equal(body, html.replaceAll(/ nonce="[^"]+"/g, ""));
+          break;
+        }
+        assert.equal(again.headers.get("content-encoding"), null, "sent as kept until the forms are stored");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    });
+
     it("shows a new review to signed-in readers at their next view, and a reader's own votes at once", async () => {
       const { path, reviews } = await companyWithReviews(20);
       const logFrom = await logMark();
