@@ -20,14 +20,20 @@ export const root = fileURLToPath(new URL("../..", import.meta.url));
 export const postgresAdminUrl = testPostgresUrl();
 
 /**
- * The V8 flags `npm start` gives the server (package.json), so that every test and the benchmark run it with the
- * memory limits it has in production.
+ * How `npm start` runs the server (package.json's `start` script): the environment it sets before `node` (glibc's
+ * malloc settings) and the V8 flags it gives, so that every test and the benchmark run the server with the memory
+ * limits it has in production.
  */
-export const serverNodeFlags: string[] = (
-  JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: { start: string } }
-).scripts.start
-  .split(/\s+/)
-  .filter((word) => word.startsWith("--max-"));
+export const serverStart: { env: Record<string, string>; nodeFlags: string[] } = (() => {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const words = scripts.start.split(/\s+/);
+  const env = Object.fromEntries(
+    words.slice(0, words.indexOf("node")).map((word) => word.split("=", 2) as [string, string]),
+  );
+  return { env, nodeFlags: words.filter((word) => word.startsWith("--max-")) };
+})();
 
 export const newSecret = () => randomBytes(32).toString("hex");
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -136,6 +142,7 @@ export function spawnServer(
 ): ServerProcess {
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
+    ...serverStart.env,
     NODE_ENV: "production",
     HOST: "127.0.0.1",
     PORT: String(port),
@@ -153,7 +160,7 @@ export function spawnServer(
   const { logFile, nodeArgs = [] } = options;
   const logFd = logFile ? fs.openSync(logFile, "w") : undefined;
   // Flags given later win, so `nodeArgs` may override the defaults (the benchmark's --heap does).
-  const child = spawn(process.execPath, [...serverNodeFlags, ...nodeArgs, "server/main.ts"], {
+  const child = spawn(process.execPath, [...serverStart.nodeFlags, ...nodeArgs, "server/main.ts"], {
     cwd: root,
     env,
     stdio: ["ignore", logFd ?? "pipe", logFd ?? "pipe"],
