@@ -57,6 +57,9 @@ const cacheablePaths = [
  * Pages also kept for signed-in readers (decision 0034): one copy per address for all of them, rendered without
  * any reader's cookies, beside the copy for readers without cookies.
  */
+/** Answers per query: most are asked once. */
+const perQuery = /^\/(?:search$|api\/)/;
+
 const signedInPaths = [/^\/company\/\d+$/, /^\/manager-profile\/\d+$/];
 
 /**
@@ -213,7 +216,7 @@ export function createPageCache({
     res.setHeader("Vary", "Accept-Encoding");
     const encoding = chooseEncoding(req.headers["accept-encoding"], entry.bodies);
     // The compressed forms are made once per kept body, when it is kept for a client that accepts them or at the
-    // first hit that does (answers asked for once without, like most API searches, never cost a compression). The
+    // first hit that does (an answer asked for once, like most searches, never costs a compression). The
     // few hits that come while they are being made get the identity body as it is: compressing it for each of them
     // on the fly cost more CPU than all the other work of a hit.
     const accepts = req.headers["accept-encoding"] !== undefined;
@@ -261,7 +264,10 @@ export function createPageCache({
         // Set again so that the LRU counts the compressed bodies' size.
         entries.set(key, entry);
       },
-      () => {},
+      () => {
+        // Sent as kept meanwhile; a later hit tries again.
+        entry.compressing = false;
+      },
     );
   }
 
@@ -326,7 +332,9 @@ export function createPageCache({
         ...(shared ? { shownReviews: shared.shownReviews } : {}),
       };
       entries.set(key, entry);
-      if (req.headers["accept-encoding"] !== undefined) compress(key, entry);
+      // A page readers come back to is compressed as it is kept; a search's answer (mostly asked once) at its first
+      // hit, if it has one.
+      if (req.headers["accept-encoding"] !== undefined && !perQuery.test(req.path)) compress(key, entry);
     });
   }
 

@@ -160,6 +160,23 @@ describe("the page cache", () => {
     assert.equal(zlib.brotliDecompressSync(hit.body).toString("utf8"), rendered.replaceAll(/ nonce="[^"]+"/g, ""));
   });
 
+  it("compresses a kept search only once it is asked again: most are asked once", async () => {
+    const path = "/search?country=US&q=compressed-once";
+    const first = await raw(path, { "accept-encoding": "br, gzip" });
+    assert.equal(first.cache, "miss");
+    // Its compressed forms are begun by this first hit, in zlib's threads: this hit cannot have them yet.
+    const hit = await raw(path, { "accept-encoding": "br, gzip" });
+    assert.equal(hit.cache, "hit");
+    assert.equal(hit.encoding, undefined);
+    let later = await raw(path, { "accept-encoding": "br, gzip" });
+    while (later.encoding === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      later = await raw(path, { "accept-encoding": "br, gzip" });
+    }
+    assert.equal(later.encoding, "br");
+    assert.equal(zlib.brotliDecompressSync(later.body).toString("utf8"), hit.body.toString("utf8"));
+  });
+
   it("never gives a visitor who sends a cookie the page kept for visitors without, nor keeps theirs for them", async () => {
     const visitor = new Visitor(server.baseURL, newClientIp());
     await visitor.signUp(newEmail("cache"), "a long and private passphrase");
