@@ -1,6 +1,5 @@
 import type { SubjectSummary } from "#app/domain/public-shapes.server.ts";
 import { formatMonth } from "#app/lib/format.ts";
-import { type MonthlyColumn, MonthlyTable } from "./monthly-table.tsx";
 import { compareMessages, peerMessages, trendMessages } from "#app/lib/messages.ts";
 import { criterionLabels } from "#app/lib/ratings.ts";
 
@@ -73,30 +72,50 @@ export function TrendChart<C extends keyof typeof criterionLabels>({
             ))}
           </svg>
           <p className="muted">{trendMessages.rule(minimumReviews)}</p>
-          <MonthlyTable
-            className="trend-table"
-            caption={trendMessages.tableCaption}
-            months={months}
-            columns={[
-              {
-                key: "reviews",
-                label: trendMessages.reviewsColumn,
-                cell: (month) => month.reviewCount.toLocaleString("en"),
-              },
-              { key: "overall", label: trendMessages.overallColumn, cell: (month) => month.overall.toFixed(1) },
-            ]}
-          />
+          <table className="trend-table">
+            <caption>{trendMessages.tableCaption}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{trendMessages.monthColumn}</th>
+                <th scope="col">{trendMessages.reviewsColumn}</th>
+                <th scope="col">{trendMessages.overallColumn}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {months.map((month) => (
+                <tr key={month.month}>
+                  <th scope="row">{formatMonth(month.month)}</th>
+                  <td>{month.reviewCount.toLocaleString("en")}</td>
+                  <td>{month.overall.toFixed(1)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
           <details className="trend-criteria">
             <summary>{trendMessages.criteriaSummary}</summary>
             <div className="table-scroll" tabIndex={0} role="region" aria-label={trendMessages.criteriaSummary}>
-              <MonthlyTable
-                months={months}
-                columns={criteria.map((criterion): MonthlyColumn<(typeof months)[number]> => ({
-                  key: criterion,
-                  label: criterionLabels[criterion],
-                  cell: (month) => month.criteria[criterion].toFixed(1),
-                }))}
-              />
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{trendMessages.monthColumn}</th>
+                    {criteria.map((criterion) => (
+                      <th key={criterion} scope="col">
+                        {criterionLabels[criterion]}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {months.map((month) => (
+                    <tr key={month.month}>
+                      <th scope="row">{formatMonth(month.month)}</th>
+                      {criteria.map((criterion) => (
+                        <td key={criterion}>{month.criteria[criterion].toFixed(1)}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </div>
           </details>
         </>

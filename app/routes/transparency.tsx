@@ -2,7 +2,7 @@ import { Link } from "react-router";
 import type { Route } from "./+types/transparency.ts";
 import { database } from "#app/db/database.server.ts";
 import { transparencyReport } from "#app/domain/moderation.server.ts";
-import { MonthlyTable } from "#app/components/monthly-table.tsx";
+import { formatMonth } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
 import { reportReasonCodes, reportReasons } from "#app/lib/moderation.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -25,29 +25,40 @@ export default function TransparencyPage({ loaderData }: Route.ComponentProps) {
       {months.length === 0 ? (
         <p>No reports yet.</p>
       ) : (
-        <MonthlyTable
-          className="schema-table"
-          caption="Moderation by month"
-          captionHidden
-          months={months}
-          columns={[
-            { key: "reports", label: "Reports received", cell: (month) => month.reportsReceived },
-            { key: "kept", label: "Kept", cell: (month) => month.decisions.keep },
-            { key: "removed", label: "Removed", cell: (month) => month.decisions.remove },
-            { key: "restored", label: "Restored", cell: (month) => month.decisions.restore },
-            {
-              key: "reasons",
-              label: "Removals by reason",
-              cell: (month) =>
-                reportReasonCodes
-                  .filter((code) => month.removalsByReason[code])
-                  .map((code) => `${reportReasons[code].label}: ${month.removalsByReason[code]}`)
-                  .join(", ") || "—",
-            },
-            { key: "median", label: "Median days to a decision", cell: (month) => month.medianDaysToDecision ?? "—" },
-            { key: "alerts", label: "Unusual-activity alerts", cell: (month) => month.alertsRaised },
-          ]}
-        />
+        <table className="schema-table">
+          <caption className="visually-hidden">Moderation by month</caption>
+          <thead>
+            <tr>
+              <th scope="col">Month</th>
+              <th scope="col">Reports received</th>
+              <th scope="col">Kept</th>
+              <th scope="col">Removed</th>
+              <th scope="col">Restored</th>
+              <th scope="col">Removals by reason</th>
+              <th scope="col">Median days to a decision</th>
+              <th scope="col">Unusual-activity alerts</th>
+            </tr>
+          </thead>
+          <tbody>
+            {months.map((month) => (
+              <tr key={month.month}>
+                <th scope="row">{formatMonth(month.month)}</th>
+                <td>{month.reportsReceived}</td>
+                <td>{month.decisions.keep}</td>
+                <td>{month.decisions.remove}</td>
+                <td>{month.decisions.restore}</td>
+                <td>
+                  {reportReasonCodes
+                    .filter((code) => month.removalsByReason[code])
+                    .map((code) => `${reportReasons[code].label}: ${month.removalsByReason[code]}`)
+                    .join(", ") || "—"}
+                </td>
+                <td>{month.medianDaysToDecision ?? "—"}</td>
+                <td>{month.alertsRaised}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </section>
   );
