@@ -71,7 +71,7 @@ describe("RFC 9474 Appendix A against the browser library (@cloudflare/blindrsa-
     const publicKey = await importPublicKey(jwk);
     // The library draws its randomness from getRandomValues: the message prefix, the salt, then r (= inv⁻¹).
     const n = big(v.n);
-    const rBytes = bigintToBytes(modInverse(big(v.inv), n), 512);
+    const rBytes = Uint8Array.from(bigintToBytes(modInverse(big(v.inv), n), 512));
     const spy = vi.spyOn(crypto, "getRandomValues");
     spy
       .mockReturnValueOnce(new Uint8Array(hex(v.msg_prefix)))
