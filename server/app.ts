@@ -109,9 +109,39 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   const clientKey = (req: express.Request) => hashIdentifier(secret, "ip", req.ip ?? "unknown");
 
   if (env().SERVER_TIMING) app.use(serverTiming());
+  app.use((req, res, next) => {
+    res.locals.requestId = randomUUID();
+    const started = performance.now();
+    // Read now: the page cache takes the cookies off a request it renders as the page for every signed-in reader.
+    const withCookies = Boolean(req.headers.cookie);
+    res.on("finish", () => {
+      // Method, path and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored). A write's
+      // path loses its ids: "a review of company 4 was sent at 10:02:17" would date that review finer than its
+      // publication batch (docs/anonymity.md).
+      logger.info(
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          path: req.method === "GET" || req.method === "HEAD" ? req.path : req.path.replace(/\/\d+(?=\/|$)/g, "/:id"),
+          status: res.statusCode,
+          // Duration and hit or miss (the benchmark counts them from this log) only for requests without cookies: for a
+          // signed-in reader they would tell the page kept for every reader from one rendered for them because they
+          // voted for a review it shows (decision 0034), and the log could be matched with their session's refresh.
+          ...(withCookies ? {} : { ms: Math.round(performance.now() - started), cache: res.getHeader("x-cache") }),
+        },
+        "request",
+      );
+    });
+    next();
+  });
+  // Production only: in development Vite reloads the app's modules, so writes could not reach the cache.
+  const pageCache = production
+    ? createPageCache({ clientKey, signedInReaders: { readerOf: sharedReaderOf, votedForAny } })
+    : undefined;
+  // Kept answers go out before the headers and compression below: they were stored with them (server/page-cache.ts).
+  if (pageCache) app.use(pageCache.hits);
   app.use((_req, res, next) => {
     res.locals.cspNonce = newNonce();
-    res.locals.requestId = randomUUID();
     next();
   });
   app.use(
@@ -145,30 +175,6 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   });
   // A kept page whose compressed forms are still being made goes out as it is (server/page-cache.ts).
   app.use(compression({ filter: (req, res) => res.locals.uncompressed !== true && compression.filter(req, res) }));
-  app.use((req, res, next) => {
-    const started = performance.now();
-    // Read now: the page cache takes the cookies off a request it renders as the page for every signed-in reader.
-    const withCookies = Boolean(req.headers.cookie);
-    res.on("finish", () => {
-      // Method, path and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored). A write's
-      // path loses its ids: "a review of company 4 was sent at 10:02:17" would date that review finer than its
-      // publication batch (docs/anonymity.md).
-      logger.info(
-        {
-          requestId: res.locals.requestId,
-          method: req.method,
-          path: req.method === "GET" || req.method === "HEAD" ? req.path : req.path.replace(/\/\d+(?=\/|$)/g, "/:id"),
-          status: res.statusCode,
-          // Duration and hit or miss (the benchmark counts them from this log) only for requests without cookies: for a
-          // signed-in reader they would tell the page kept for every reader from one rendered for them because they
-          // voted for a review it shows (decision 0034), and the log could be matched with their session's refresh.
-          ...(withCookies ? {} : { ms: Math.round(performance.now() - started), cache: res.getHeader("x-cache") }),
-        },
-        "request",
-      );
-    });
-    next();
-  });
   if (clientDir) {
     app.use("/assets", express.static(`${clientDir}/assets`, { immutable: true, maxAge: "1y", index: false }));
     // The few top-level files (favicon, robots.txt) by name: a stat() per request for every page would cost more.
@@ -198,9 +204,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     }
   });
 
-  // Production only: in development Vite reloads the app's modules, so writes could not reach the cache.
-  if (production)
-    app.use(createPageCache({ clientKey, signedInReaders: { readerOf: sharedReaderOf, votedForAny } }).middleware);
+  if (pageCache) app.use(pageCache.middleware);
 
   app.use(
     createRequestHandler({

@@ -161,9 +161,22 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === etag);
 }
 
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
 export type PageCache = {
-  middleware: (req: Request, res: Response, next: NextFunction) => void;
+  /**
+   * Answers a kept page or API read to a request without cookies, credentials or a body, and passes on every other
+   * request. It goes before the middleware that a kept answer does not need (security headers, compression: its
+   * stored headers came through them when it was kept), so a hit costs only its own work; `middleware` then keeps
+   * what is rendered.
+   */
+  hits: Middleware;
+  /** Keeps rendered answers that may be kept, and serves those `hits` did not look at (signed-in readers). */
+  middleware: Middleware;
 };
+
+/** What `hits` found, for `middleware`: nothing kept (render and keep it), or kept but the client is rate-limited. */
+type Looked = "miss" | "limited";
 
 /** What the cache asks of the app about a signed-in reader (app/http/vote-key.server.ts). */
 export type SignedInReaders = {
@@ -363,7 +376,34 @@ export function createPageCache({
   }
 
   return {
+    hits(req, res, next) {
+      if (req.method !== "GET" || req.headers.authorization || req.headers.cookie) return next();
+      // A request with a body goes the whole way, through the body's size limit (server/body-limit.ts).
+      if (req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined) return next();
+      if (!cacheablePaths.some((pattern) => pattern.test(req.path))) return next();
+      const key = req.originalUrl;
+      const entry = entries.get(key);
+      if (!entry || !fresh(entry)) {
+        res.locals.pageCache = "miss" satisfies Looked;
+        return next();
+      }
+      serveHit(req, res, key, entry, req.path.startsWith("/api/")).then(
+        (served) => {
+          if (served) return;
+          res.locals.pageCache = "limited" satisfies Looked;
+          next();
+        },
+        (error: unknown) => next(error),
+      );
+    },
     middleware(req, res, next) {
+      const looked = res.locals.pageCache as Looked | undefined;
+      if (looked === "limited") return next();
+      if (looked === "miss") {
+        res.setHeader("X-Cache", "miss");
+        capture(req, res, req.originalUrl);
+        return next();
+      }
       if (req.method !== "GET" || req.headers.authorization) return next();
       if (req.headers.cookie) {
         if (!signedInReaders || !signedInPaths.some((pattern) => pattern.test(req.path))) return next();

@@ -5,6 +5,7 @@ import { after, describe, it } from "node:test";
 import zlib from "node:zlib";
 import { ApiClient, companyReview } from "./support/api.ts";
 import { headlineReviewCount as reviewCount, newClientIp, newEmail, Visitor } from "./support/http.ts";
+import { maxBodyBytes } from "#app/http/api-request.server.ts";
 import { startServer } from "../support/server.ts";
 
 // The page cache: rendered pages and API reads are kept for visitors without cookies (server/page-cache.ts). A kept page
@@ -246,6 +247,42 @@ describe("the page cache", () => {
     const revalidated = await visit(path, { "X-Forwarded-For": ip, "If-None-Match": etag });
     assert.equal(revalidated.response.status, 304);
     assert.equal(revalidated.cache, "hit");
+  });
+
+  it("answers a hit with the security headers of the rendered page; a GET with a body still meets the size limit", async () => {
+    const path = "/company/6";
+    const rendered = await visit(path);
+    const kept = await visit(path);
+    assert.equal(kept.cache, "hit");
+    for (const name of [
+      "x-content-type-options",
+      "x-frame-options",
+      "referrer-policy",
+      "permissions-policy",
+      "cross-origin-opener-policy",
+      "cross-origin-resource-policy",
+      "content-type",
+    ]) {
+      assert.ok(rendered.response.headers.get(name), `the rendered page has ${name}`);
+      assert.equal(kept.response.headers.get(name), rendered.response.headers.get(name), name);
+    }
+    const policy = (response: Response) =>
+      (response.headers.get("content-security-policy") ?? "").replace(/script-src [^;]*/, "script-src");
+    assert.equal(policy(kept.response), policy(rendered.response), "the same policy but for its scripts");
+    // Hits are answered ahead of the body's size limit, so a request that has a body is never answered as one.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(new URL(path, server.baseURL), {
+        method: "GET",
+        headers: { "x-forwarded-for": newClientIp(), "content-length": String(maxBodyBytes + 1) },
+      });
+      req.on("error", reject);
+      req.on("response", (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      req.flushHeaders();
+    });
+    assert.equal(status, 413);
   });
 
   it("keeps no error page", async () => {
