@@ -28,7 +28,11 @@ async function untilReachable<T>(work: () => Promise<T>): Promise<T> {
 export async function startDatabase(): Promise<DatabaseHandle> {
   if (holder.__candorDatabase) return holder.__candorDatabase;
   const { DATABASE_URL, DATABASE_READ_URL, DATABASE_POOL_SIZE } = env();
-  const handle = openDatabase(DATABASE_URL, { poolSize: DATABASE_POOL_SIZE, readUrl: DATABASE_READ_URL });
+  const handle = openDatabase(DATABASE_URL, {
+    poolSize: DATABASE_POOL_SIZE,
+    readUrl: DATABASE_READ_URL,
+    backgroundCheckpoints: true,
+  });
   const { results = [] } = await untilReachable(() => migrateToLatest(handle.db));
   for (const result of results) logger.info({ migration: result.migrationName, status: result.status }, "migration");
   holder.__candorDatabase = handle;

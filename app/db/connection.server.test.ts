@@ -1,0 +1,70 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { type Kysely, sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DatabaseHandle, openDatabase } from "./connection.server.ts";
+
+const opened: Array<{ handle: DatabaseHandle; dir: string }> = [];
+
+function open(options: { backgroundCheckpoints?: boolean }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-connection-"));
+  const file = path.join(dir, "candor.sqlite");
+  const handle = openDatabase(file, options);
+  opened.push({ handle, dir });
+  return { db: handle.db as unknown as Kysely<any>, file };
+}
+
+afterEach(async () => {
+  for (const { handle, dir } of opened.splice(0)) {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function pragma(db: Kysely<any>, name: string): Promise<unknown> {
+  const { rows } = await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(db);
+  return Object.values(rows[0]!)[0];
+}
+
+/** Writes about 4 MB in 100 commits (a sealed review is 32 KB, its commit as large). */
+async function writeSealedSizedRows(db: Kysely<any>): Promise<void> {
+  await sql`create table sealed (id integer primary key, body blob not null)`.execute(db);
+  for (let i = 0; i < 100; i++) {
+    await sql`insert into sealed (body) values (${Buffer.alloc(40 * 1024, i)})`.execute(db);
+  }
+}
+
+describe("SQLite's WAL checkpoints", () => {
+  it("are left to a thread of their own on the server's connection, which copies the WAL into the file", async () => {
+    const { db, file } = open({ backgroundCheckpoints: true });
+    expect(await pragma(db, "wal_autocheckpoint")).toBe(0);
+    await writeSealedSizedRows(db);
+    // No commit checkpoints any more: the database file grows only when the background thread copies pages into it.
+    const deadline = Date.now() + 30_000;
+    while (fs.statSync(file).size < 3 * 1024 * 1024) {
+      expect(Date.now(), "the background checkpoint never copied the WAL into the file").toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const { rows } = await sql<{ n: number }>`select count(*) as n from sealed`.execute(db);
+    expect(rows[0]!.n).toBe(100);
+  });
+
+  it("stay with the commits elsewhere (scripts), as SQLite does them by default", async () => {
+    const { db } = open({});
+    expect(await pragma(db, "wal_autocheckpoint")).toBe(1000);
+  });
+
+  it("stop with the connection: closing waits for the thread, and a closed database can be reopened", async () => {
+    const { db, file } = open({ backgroundCheckpoints: true });
+    await writeSealedSizedRows(db);
+    const entry = opened.pop()!;
+    await entry.handle.close();
+    const again = openDatabase(file, { backgroundCheckpoints: true });
+    opened.push({ handle: again, dir: entry.dir });
+    const { rows } = await sql<{ n: number }>`select count(*) as n from sealed`.execute(
+      again.db as unknown as Kysely<any>,
+    );
+    expect(rows[0]!.n).toBe(100);
+  });
+});
