@@ -12,7 +12,7 @@ import { startAuth, stopAuth } from "#app/domain/auth.server.ts";
 import { backgroundSettled } from "#app/lib/background.server.ts";
 import { clientContext, hashIdentifier } from "#app/http/client.server.ts";
 import { env } from "#app/lib/env.server.ts";
-import { logger } from "#app/lib/logger.server.ts";
+import { logger, requestLogger } from "#app/lib/logger.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { answeredContext, cspNonceContext } from "#app/http/request-context.server.ts";
 import { type SharedReader, sharedReaderContext } from "#app/http/session.server.ts";
@@ -118,7 +118,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
       // Method, path and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored). A write's
       // path loses its ids: "a review of company 4 was sent at 10:02:17" would date that review finer than its
       // publication batch (docs/anonymity.md).
-      logger.info(
+      requestLogger.info(
         {
           requestId: res.locals.requestId,
           method: req.method,
@@ -127,7 +127,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
           // Duration and hit or miss (the benchmark counts them from this log) only for requests without cookies: for a
           // signed-in reader they would tell the page kept for every reader from one rendered for them because they
           // voted for a review it shows (decision 0034), and the log could be matched with their session's refresh.
-          ...(withCookies ? {} : { ms: Math.round(performance.now() - started), cache: res.getHeader("x-cache") }),
+          ...(withCookies ? {} : { ms: Math.round(performance.now() - started), cache: res.locals.cache }),
         },
         "request",
       );

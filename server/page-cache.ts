@@ -195,6 +195,12 @@ type Options = {
   ttlMs?: number;
 };
 
+/** Says "miss" to the client and to the request log (which reads `res.locals.cache`, set for hits too). */
+function markMiss(res: Response): void {
+  res.setHeader("X-Cache", "miss");
+  res.locals.cache = "miss";
+}
+
 export function createPageCache({
   clientKey,
   signedInReaders,
@@ -211,22 +217,24 @@ export function createPageCache({
     entry.version === dataVersion() && unchangedSince(entry.stamp, entry.tags) && cacheUsable();
 
   async function serveHit(req: Request, res: Response, key: string, entry: Entry, isApi: boolean): Promise<boolean> {
+    // Every header in one writeHead: a hit before helmet has none set yet, so none is stored twice.
+    const headers: string[] = [];
     if (isApi) {
       // Cached API reads count against the client's rate limit like any other read.
       try {
         const state = await consumeApi("apiRead", clientKey(req));
-        res.setHeader("RateLimit-Remaining", String(state.remaining));
-        res.setHeader("RateLimit-Reset", String(state.resetSeconds));
+        headers.push("RateLimit-Remaining", String(state.remaining), "RateLimit-Reset", String(state.resetSeconds));
       } catch (error) {
         if (error instanceof RateLimitedError) return false;
         throw error;
       }
     }
-    for (const [name, value] of entry.headers) res.setHeader(name, value);
-    if (entry.policy) res.setHeader("Content-Security-Policy", entry.policy);
-    else res.removeHeader("Content-Security-Policy");
-    res.setHeader("X-Cache", "hit");
-    res.setHeader("Vary", "Accept-Encoding");
+    for (const [name, value] of entry.headers) headers.push(name, value);
+    // A signed-in reader's hit comes after helmet, whose policy carries a nonce the kept page does not.
+    res.removeHeader("Content-Security-Policy");
+    if (entry.policy) headers.push("Content-Security-Policy", entry.policy);
+    headers.push("X-Cache", "hit", "Vary", "Accept-Encoding");
+    res.locals.cache = "hit";
     const encoding = chooseEncoding(req.headers["accept-encoding"], entry.bodies);
     // The compressed forms are made once per kept body, when it is kept for a client that accepts them or at the
     // first hit that does (an answer asked for once, like most searches, never costs a compression). The
@@ -240,17 +248,15 @@ export function createPageCache({
       .map((form) => etagOf(entry, form))
       .find((candidate) => matches(req.headers["if-none-match"], candidate));
     if (held) {
-      res.setHeader("ETag", held);
-      res.status(304).end();
+      res.writeHead(304, [...headers, "ETag", held]).end();
       return true;
     }
-    res.setHeader("ETag", etagOf(entry, encoding));
     const body = entry.bodies[encoding]!;
-    res.statusCode = entry.status;
+    headers.push("ETag", etagOf(entry, encoding));
     // A Content-Encoding set here makes the compression middleware leave the stored bytes as they are.
-    if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
-    res.setHeader("Content-Length", body.length);
-    res.end(body);
+    if (encoding !== "identity") headers.push("Content-Encoding", encoding);
+    headers.push("Content-Length", String(body.length));
+    res.writeHead(entry.status, headers).end(body);
     return true;
   }
 
@@ -368,7 +374,7 @@ export function createPageCache({
       await serveHit(req, res, key, entry, false);
       return;
     }
-    res.setHeader("X-Cache", "miss");
+    markMiss(res);
     res.locals.sharedReader = reader;
     delete req.headers.cookie;
     capture(req, res, key, reader);
@@ -400,7 +406,7 @@ export function createPageCache({
       const looked = res.locals.pageCache as Looked | undefined;
       if (looked === "limited") return next();
       if (looked === "miss") {
-        res.setHeader("X-Cache", "miss");
+        markMiss(res);
         capture(req, res, req.originalUrl);
         return next();
       }
@@ -423,7 +429,7 @@ export function createPageCache({
         );
         return;
       }
-      res.setHeader("X-Cache", "miss");
+      markMiss(res);
       capture(req, res, key);
       next();
     },
