@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase } from "./connection.server.ts";
+import { type DatabaseHandle, openDatabase, truncateWal } from "./connection.server.ts";
 
 const opened: Array<{ handle: DatabaseHandle; dir: string }> = [];
 
@@ -48,6 +48,20 @@ describe("SQLite's WAL checkpoints", () => {
     }
     const { rows } = await sql<{ n: number }>`select count(*) as n from sealed`.execute(db);
     expect(rows[0]!.n).toBe(100);
+  });
+
+  it("never keep the truncation after a publication from emptying the WAL, however the two meet", async () => {
+    const { db, file } = open({ backgroundCheckpoints: true });
+    await sql`create table sealed (id integer primary key, body blob not null)`.execute(db);
+    // Truncations at every moment of the thread's checkpoints: each finds the WAL emptied, none reports busy.
+    for (let round = 0; round < 100; round++) {
+      for (let i = 0; i < 5; i++) {
+        await sql`insert into sealed (body) values (${Buffer.alloc(32 * 1024, round)})`.execute(db);
+      }
+      if (round % 2 === 0) await new Promise((resolve) => setTimeout(resolve, round % 7));
+      await truncateWal(db);
+      expect(fs.statSync(`${file}-wal`).size, `round ${round}`).toBe(0);
+    }
   });
 
   it("stay with the commits elsewhere (scripts), as SQLite does them by default", async () => {

@@ -5,6 +5,7 @@ import { Worker } from "node:worker_threads";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, sql, SqliteAdapter, SqliteDialect } from "kysely";
 import pg from "pg";
+import { logger } from "#app/lib/logger.server.ts";
 import type { Database } from "./schema.ts";
 
 export type Engine = "sqlite" | "postgres";
@@ -147,10 +148,23 @@ function startCheckpointer(sqlite: SQLite.Database, file: string): { stop: () =>
 /**
  * On SQLite, copies every page in the WAL into the database file and empties the WAL, so no superseded page (a
  * published queue row, a deleted account) survives there. Nothing on PostgreSQL.
+ *
+ * A checkpoint that finds another one running (the checkpoint thread's, a moment long) reports "busy" at once, and
+ * one that waited its 5 s for a reader does too: it is tried again until it is done. After a minute it gives up with
+ * a warning; the next publication or deletion truncates the WAL.
  */
 export async function truncateWal(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
-  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    if (rows[0]?.busy === 0) return;
+    if (Date.now() > deadline) {
+      logger.warn("the SQLite WAL could not be truncated for a minute: a reader held it; the next checkpoint will");
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /**
