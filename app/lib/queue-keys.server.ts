@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -141,6 +141,18 @@ export function sweepQueueKeys(dir: string, queueId: string, keep: ReadonlySet<s
  * AES-256-GCM over `value` serialised as JSON and padded to the fixed size; `binding` (the row's id and key id) is
  * authenticated too, so a sealed value cannot be moved to another row.
  */
+// Each key as a key object, made once: a cipher made from the raw bytes converts and checks them anew each time (9 µs
+// of the 12 a cipher took). Held as long as the key's bytes are, no longer.
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+function keyObjectOf(key: QueueKey): KeyObject {
+  let found = keyObjects.get(key.key);
+  if (!found) {
+    found = createSecretKey(key.key);
+    keyObjects.set(key.key, found);
+  }
+  return found;
+}
+
 export function seal(key: QueueKey, binding: string, value: unknown): Buffer {
   const json = Buffer.from(JSON.stringify(value), "utf8");
   if (json.length + 4 > sealedPlaintextBytes) throw new Error("The payload is larger than a sealed row holds.");
@@ -148,7 +160,7 @@ export function seal(key: QueueKey, binding: string, value: unknown): Buffer {
   plaintext.writeUInt32BE(json.length, 0);
   json.copy(plaintext, 4);
   const iv = randomBytes(ivBytes);
-  const cipher = createCipheriv("aes-256-gcm", key.key, iv);
+  const cipher = createCipheriv("aes-256-gcm", keyObjectOf(key), iv);
   cipher.setAAD(Buffer.from(`${binding}\u0000${key.id}`, "utf8"));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return Buffer.concat([iv, body, cipher.getAuthTag()]);
@@ -157,7 +169,7 @@ export function seal(key: QueueKey, binding: string, value: unknown): Buffer {
 export function unseal(key: QueueKey, binding: string, sealed: Uint8Array): unknown {
   const bytes = Buffer.from(sealed);
   if (bytes.length !== sealedBytes) throw new Error("A sealed row has the wrong size.");
-  const decipher = createDecipheriv("aes-256-gcm", key.key, bytes.subarray(0, ivBytes));
+  const decipher = createDecipheriv("aes-256-gcm", keyObjectOf(key), bytes.subarray(0, ivBytes));
   decipher.setAAD(Buffer.from(`${binding}\u0000${key.id}`, "utf8"));
   decipher.setAuthTag(bytes.subarray(bytes.length - tagBytes));
   const plaintext = Buffer.concat([
