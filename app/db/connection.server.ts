@@ -132,7 +132,8 @@ function startCheckpointer(sqlite: SQLite.Database, file: string): { stop: () =>
   worker.unref();
   sqlite.pragma("wal_autocheckpoint = 0");
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-  worker.once("error", () => {
+  worker.once("error", (error) => {
+    logger.warn({ err: error }, "the WAL checkpoint thread stopped; the connection checkpoints the WAL itself again");
     if (sqlite.open) sqlite.pragma("wal_autocheckpoint = 1000");
   });
   return {

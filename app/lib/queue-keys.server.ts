@@ -137,10 +137,6 @@ export function sweepQueueKeys(dir: string, queueId: string, keep: ReadonlySet<s
   return destroyed;
 }
 
-/**
- * AES-256-GCM over `value` serialised as JSON and padded to the fixed size; `binding` (the row's id and key id) is
- * authenticated too, so a sealed value cannot be moved to another row.
- */
 // Each key as a key object, made once: a cipher made from the raw bytes converts and checks them anew each time (9 µs
 // of the 12 a cipher took). Held as long as the key's bytes are, no longer.
 const keyObjects = new WeakMap<Buffer, KeyObject>();
@@ -153,6 +149,10 @@ function keyObjectOf(key: QueueKey): KeyObject {
   return found;
 }
 
+/**
+ * AES-256-GCM over `value` serialised as JSON and padded to the fixed size; `binding` (the row's id and key id) is
+ * authenticated too, so a sealed value cannot be moved to another row.
+ */
 export function seal(key: QueueKey, binding: string, value: unknown): Buffer {
   const json = Buffer.from(JSON.stringify(value), "utf8");
   if (json.length + 4 > sealedPlaintextBytes) throw new Error("The payload is larger than a sealed row holds.");
