@@ -175,7 +175,7 @@ export type PageCache = {
   middleware: Middleware;
 };
 
-/** What `hits` found, for `middleware`: nothing kept (render and keep it), or kept but the client is rate-limited. */
+/** What a lookup found (serveKept): nothing kept (render and keep it), or kept but the client is rate-limited. */
 type Looked = "miss" | "limited";
 
 /** What the cache asks of the app about a signed-in reader (app/http/vote-key.server.ts). */
@@ -381,57 +381,56 @@ export function createPageCache({
     next();
   }
 
+  /**
+   * A request without cookies for a path that may be kept: answered with the kept answer when it is fresh, else
+   * passed on with what was found in `res.locals.pageCache` (for `afterLookup`).
+   */
+  function serveKept(req: Request, res: Response, next: NextFunction): void {
+    const key = req.originalUrl;
+    const entry = entries.get(key);
+    if (!entry || !fresh(entry)) {
+      res.locals.pageCache = "miss" satisfies Looked;
+      return next();
+    }
+    serveHit(req, res, key, entry, req.path.startsWith("/api/")).then(
+      (served) => {
+        if (served) return;
+        res.locals.pageCache = "limited" satisfies Looked;
+        next();
+      },
+      (error: unknown) => next(error),
+    );
+  }
+
+  /** After a lookup that found nothing kept: the answer is rendered, and kept when it may be. */
+  function afterLookup(req: Request, res: Response, next: NextFunction): void {
+    if ((res.locals.pageCache as Looked) === "miss") {
+      markMiss(res);
+      capture(req, res, req.originalUrl);
+    }
+    next();
+  }
+
   return {
     hits(req, res, next) {
       if (req.method !== "GET" || req.headers.authorization || req.headers.cookie) return next();
       // A request with a body goes the whole way, through the body's size limit (server/body-limit.ts).
       if (req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined) return next();
       if (!cacheablePaths.some((pattern) => pattern.test(req.path))) return next();
-      const key = req.originalUrl;
-      const entry = entries.get(key);
-      if (!entry || !fresh(entry)) {
-        res.locals.pageCache = "miss" satisfies Looked;
-        return next();
-      }
-      serveHit(req, res, key, entry, req.path.startsWith("/api/")).then(
-        (served) => {
-          if (served) return;
-          res.locals.pageCache = "limited" satisfies Looked;
-          next();
-        },
-        (error: unknown) => next(error),
-      );
+      serveKept(req, res, next);
     },
     middleware(req, res, next) {
-      const looked = res.locals.pageCache as Looked | undefined;
-      if (looked === "limited") return next();
-      if (looked === "miss") {
-        markMiss(res);
-        capture(req, res, req.originalUrl);
-        return next();
-      }
+      if (res.locals.pageCache !== undefined) return afterLookup(req, res, next);
       if (req.method !== "GET" || req.headers.authorization) return next();
       if (req.headers.cookie) {
         if (!signedInReaders || !signedInPaths.some((pattern) => pattern.test(req.path))) return next();
         signedIn(req, res, next, signedInReaders).catch((error: unknown) => next(error));
         return;
       }
+      // React Router's data requests (.data) and the like never match the patterns.
       if (!cacheablePaths.some((pattern) => pattern.test(req.path))) return next();
-      // React Router's data requests (.data) and the like never match the patterns above.
-      const key = req.originalUrl;
-      const entry = entries.get(key);
-      if (entry && fresh(entry)) {
-        serveHit(req, res, key, entry, req.path.startsWith("/api/")).then(
-          (served) => {
-            if (!served) next();
-          },
-          (error: unknown) => next(error),
-        );
-        return;
-      }
-      markMiss(res);
-      capture(req, res, key);
-      next();
+      // A request with a body, which `hits` left to the body's size limit.
+      serveKept(req, res, (error?: unknown) => (error === undefined ? afterLookup(req, res, next) : next(error)));
     },
   };
 }
