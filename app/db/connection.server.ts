@@ -99,7 +99,7 @@ export function openDatabase(
 }
 
 /** How often the checkpoint thread copies committed pages from the WAL into the database file. */
-export const checkpointIntervalMs = 250;
+const checkpointIntervalMs = 250;
 
 // The checkpoint thread: its own connection to the file, a passive checkpoint (one that never waits for, nor holds
 // up, readers and writers) every interval, closed when asked. CommonJS, evaluated as it is: no file to find in a build.
