@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
+import { createRequire } from "node:module";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase, truncateWal } from "./connection.server.ts";
@@ -62,6 +64,57 @@ describe("SQLite's WAL checkpoints", () => {
       await truncateWal(db);
       expect(fs.statSync(`${file}-wal`).size, `round ${round}`).toBe(0);
     }
+  });
+
+  it("start the WAL again from its beginning under writes that never pause", async () => {
+    const { db, file } = open({ backgroundCheckpoints: true });
+    await sql`create table sealed (id integer primary key, body blob not null)`.execute(db);
+    // Passive checkpoints alone let the WAL grow as long as writes keep coming (each copy finds new pages behind it),
+    // so its file grows with every write. Restarted, the WAL is written again from its beginning: its file stops
+    // growing at the longest it got, while the writes go on.
+    const walSize = () => fs.statSync(`${file}-wal`).size;
+    let unchangedFor = 0;
+    let last = 0;
+    for (let i = 0; i < 6000 && unchangedFor < 500; i++) {
+      await sql`insert into sealed (body) values (${Buffer.alloc(16 * 1024, i)})`.execute(db);
+      if (i % 20 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      const size = walSize();
+      unchangedFor = size === last ? unchangedFor + 1 : 0;
+      last = size;
+    }
+    expect(unchangedFor, "the WAL's file grew with every write").toBe(500);
+  });
+
+  it("let a transaction that reads before it writes wait for another connection's write lock", async () => {
+    const { db, file } = open({ backgroundCheckpoints: true });
+    await sql`create table counter (id integer primary key, n integer not null)`.execute(db);
+    await sql`insert into counter (id, n) values (1, 0)`.execute(db);
+    // Another connection (as the checkpoint thread restarting the WAL, or a publication from the command line) holds
+    // the write lock for a moment. A transaction begun plainly would read, then fail "busy" at its write at once.
+    const holder = new Worker(
+      `const { parentPort, workerData } = require("node:worker_threads");
+       const db = new (require(workerData.driver))(workerData.file);
+       db.exec("begin immediate");
+       parentPort.postMessage("holding");
+       setTimeout(() => { db.exec("commit"); db.close(); parentPort.postMessage("released"); }, 300);`,
+      { eval: true, workerData: { driver: createRequire(import.meta.url).resolve("better-sqlite3"), file } },
+    );
+    const messages: string[] = [];
+    const released = new Promise<void>((resolve) =>
+      holder.on("message", (message: string) => {
+        messages.push(message);
+        if (message === "released") resolve();
+      }),
+    );
+    while (!messages.includes("holding")) await new Promise((resolve) => setTimeout(resolve, 5));
+    await db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ n: number }>`select n from counter where id = 1`.execute(trx);
+      await sql`update counter set n = ${rows[0]!.n + 1} where id = 1`.execute(trx);
+    });
+    await released;
+    await holder.terminate();
+    const { rows } = await sql<{ n: number }>`select n from counter where id = 1`.execute(db);
+    expect(rows[0]!.n).toBe(1);
   });
 
   it("stay with the commits elsewhere (scripts), as SQLite does them by default", async () => {
