@@ -8,6 +8,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { describeEachEngine } from "#tests/support/test-database.ts";
 import { countRows, insertCompany, insertManager } from "#tests/support/test-fixtures.ts";
 import { today } from "#app/lib/ids.server.ts";
+import { fieldLengths, maxTagsPerReview, reviewTextLength } from "#app/lib/limits.ts";
+import { managerTags } from "#app/lib/tags.ts";
 import { QueueKeyMissingError, sealedBytes } from "#app/lib/queue-keys.server.ts";
 import {
   addCompany,
@@ -218,9 +220,42 @@ describeEachEngine("the publication queue", (database, engine) => {
       },
       settings,
     );
+    // The largest legitimate submission: a new manager of a new company, every field at its longest in characters of
+    // three UTF-8 bytes (the most a UTF-16 unit takes in JSON), web addresses of them (percent-encoded, nine bytes).
+    const wide = (length: number) => "語".repeat(length);
+    const address = (host: string, length: number) => `${host}/${wide(length - host.length - 1)}`;
+    await addManager(
+      db,
+      people[4]!,
+      {
+        company: {
+          company: company({
+            name: wide(fieldLengths.name),
+            state: wide(fieldLengths.state),
+            city: wide(fieldLengths.city),
+            website: address("example.com", fieldLengths.website),
+            glassdoor_url: address("reviews.example.com", fieldLengths.glassdoor_url),
+          }),
+        },
+        manager: manager({
+          first_name: wide(fieldLengths.first_name),
+          last_name: wide(fieldLengths.last_name),
+          title: wide(fieldLengths.title),
+          city: wide(fieldLengths.city),
+          state: wide(fieldLengths.state),
+          department: wide(fieldLengths.department),
+          linkedin_url: address("linkedin.com/in", fieldLengths.linkedin_url),
+        }),
+        review: managerReview({
+          review_text: wide(reviewTextLength.max),
+          tags: [...managerTags].sort((a, b) => b.length - a.length).slice(0, maxTagsPerReview),
+        }),
+      },
+      settings,
+    );
 
     const rows = await db.selectFrom("pending_reviews").selectAll().execute();
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(5);
     for (const row of rows) expect(Buffer.from(row.sealed).length).toBe(sealedBytes);
     const columns =
       engine === "sqlite"

@@ -81,14 +81,12 @@ export async function readRawBody(
   } else {
     raw = Object.fromEntries(new URLSearchParams(text));
   }
-  const nul = nulPath(raw);
-  if (nul !== undefined) {
-    const field = nul || "body";
+  const bad = badText(raw);
+  if (bad !== undefined) {
+    const field = bad.path || "body";
     return {
       ok: false,
-      response: problem(400, `${field}: must not contain NUL characters`, {
-        errors: [{ field, message: "must not contain NUL characters" }],
-      }),
+      response: problem(400, `${field}: ${bad.message}`, { errors: [{ field, message: bad.message }] }),
     };
   }
   return { ok: true, data: raw };
@@ -117,20 +115,33 @@ async function readText(request: Request, maxBytes: number): Promise<string | un
 }
 
 /**
- * Where a NUL character sits in a JSON value (a dotted path, "" for the value itself), or undefined. PostgreSQL
- * refuses NUL in text, so a body carrying one would fail at the database: it is bad input instead.
+ * Text no field may hold: NUL, which PostgreSQL refuses (a body carrying one would fail at the database), and an
+ * unpaired surrogate (a JSON body may escape one, "\ud800"), which is no character at all: both databases would store
+ * it as U+FFFD, and escaped again it takes six bytes instead of at most three, past what a queued review's sealed
+ * row holds (app/lib/queue-keys.server.ts).
+ */
+function textProblem(text: string): string | undefined {
+  if (text.includes("\u0000")) return "must not contain NUL characters";
+  if (!text.isWellFormed()) return "must be well-formed Unicode text (no unpaired surrogates)";
+  return undefined;
+}
+
+/**
+ * Where text no field may hold sits in a JSON value (a dotted path, "" for the value itself), and what is wrong.
  * Iterative: A body of JSON can nest deeper than the call stack goes.
  */
-function nulPath(root: unknown): string | undefined {
+function badText(root: unknown): { path: string; message: string } | undefined {
   const pending: Array<[unknown, string]> = [[root, ""]];
   while (pending.length > 0) {
     const [value, path] = pending.pop()!;
     if (typeof value === "string") {
-      if (value.includes("\u0000")) return path;
+      const message = textProblem(value);
+      if (message) return { path, message };
     } else if (value !== null && typeof value === "object") {
       for (const [key, entry] of Object.entries(value)) {
         const child = path ? `${path}.${key}` : key;
-        if (key.includes("\u0000")) return child;
+        const message = textProblem(key);
+        if (message) return { path: child, message };
         pending.push([entry, child]);
       }
     }

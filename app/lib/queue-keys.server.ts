@@ -16,8 +16,10 @@ export type QueueKey = { id: string; key: Buffer };
 
 /**
  * Plaintext size of every sealed payload: a 5000-character review at 3 bytes a UTF-16 unit (the worst case of
- * UTF-8 in JSON), the longest company and manager fields (URLs of up to 500 characters, percent-encoded), tags,
- * receipt and author tag, with room to spare. Every row has exactly this size, whatever it holds.
+ * UTF-8 in JSON, since bodies with unpaired surrogates, six bytes escaped, are refused), the longest company and
+ * manager fields (URLs of up to 500 characters, percent-encoded), tags, receipt and author tag. The largest
+ * legitimate submission, a new manager of a new company with every field at its longest, seals 31,962 bytes
+ * (publication.server.test.ts). Every row has exactly this size, whatever it holds.
  */
 export const sealedPlaintextBytes = 32_768;
 const ivBytes = 12;

@@ -20,6 +20,7 @@ import {
   type ReviewDraft,
 } from "./support/contribute.ts";
 import { readDemoFacts } from "./support/demo-facts.ts";
+import { companyJson, companyReviewJson } from "#tests/support/payloads.ts";
 import { alertText, newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
 import { readOutbox, waitForMail } from "../support/outbox.ts";
 import { startServer } from "../support/server.ts";
@@ -164,6 +165,47 @@ describe("adding a company over HTTP", () => {
     assert.equal(company.glassdoor_url, "http://reviews.example/normal");
     assert.equal(company.review_count, 1);
     assert.equal(company.recent_layoffs, "2024-02-29");
+  });
+
+  it("refuses unpaired surrogates in a JSON body as bad input, naming the field, and adds nothing", async () => {
+    // Every field at its longest in "\ud800", which JSON escapes in six bytes: the sealed queue row could not hold
+    // it, and the submission answered 500. An unpaired surrogate is no character; the body is bad input.
+    const visitor = await member();
+    const stored = async () =>
+      Promise.all(
+        (["companies", "company_reviews", "pending_reviews"] as const).map(
+          async (table) =>
+            (
+              await store.db
+                .selectFrom(table)
+                .select((eb) => eb.fn.countAll<number>().as("n"))
+                .executeTakeFirstOrThrow()
+            ).n,
+        ),
+      );
+    const before = await stored();
+    const lone = (length: number) => "\ud800".repeat(length);
+    const draft = companyDraft("Unpaired");
+    const body = {
+      company: companyJson({
+        name: lone(200),
+        state: lone(100),
+        city: lone(100),
+        website: `${draft.website}/${lone(400)}`,
+        glassdoor_url: `reviews.example.com/${lone(400)}`,
+      }),
+      review: companyReviewJson({ review_text: lone(5000), tags: ["Toxic"] }),
+    };
+    const response = await visitor.request("/api/v1/companies", {
+      method: "POST",
+      headers: { ...sameOrigin(server.baseURL), "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assert.equal(response.status, 400);
+    const problem = (await response.json()) as { errors: Array<{ field: string; message: string }> };
+    assert.match(problem.errors[0]!.field, /^(company|review)\./);
+    assert.equal(problem.errors[0]!.message, "must be well-formed Unicode text (no unpaired surrogates)");
+    assert.deepEqual(await stored(), before);
   });
 
   it("requires every company field, each refusal named on its field, and keeps what was typed", async () => {
