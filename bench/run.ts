@@ -20,6 +20,7 @@ import {
   root,
   signIn,
   signUp,
+  sleep,
   spawnServer,
   waitForHealth,
 } from "../scripts/reliability/support.ts";
@@ -253,7 +254,7 @@ function peakRssMb(pids: number[]): number {
 async function settledLog(logFile: string): Promise<number> {
   let size = fs.statSync(logFile).size;
   for (let waited = 0; waited < 30_000; waited += 500) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     const now = fs.statSync(logFile).size;
     if (now === size) break;
     size = now;
@@ -296,7 +297,7 @@ async function settle(url: string, requests: Next[], settled: (response: Respons
       if (!settled(response)) left.push(request);
     }
     pending = left;
-    if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (pending.length > 0) await sleep(100);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`  settled in ${seconds} s${pending.length > 0 ? `; ${pending.length} requests never did` : ""}`);
@@ -368,7 +369,7 @@ async function measureServer(
   const cpuBefore = cpuSeconds(pids);
   const measured = await measure(server.url, scenario, run, inspect);
   const cpu = cpuSeconds(pids) - cpuBefore;
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   const { hits, misses } = cacheCounts(server.logFile, offset);
   return { ...measured, hits, misses, cpuMs: (cpu * 1000) / Math.max(1, measured.result.requests.total) };
 }
@@ -829,7 +830,7 @@ async function mixedWorkload(
     ],
   });
   const cpu = cpuSeconds(pids) - cpuBefore;
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   const { hits, misses } = cacheCounts(candor.logFile, offset);
   const total = result.requests.total;
   const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];

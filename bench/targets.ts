@@ -242,10 +242,21 @@ export async function loadPostgres(file: string, adminUrl: string, size: number)
   }
 }
 
+/** Whether a process with this id is running (signal 0 only asks; EPERM means it runs as another user). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * A throwaway copy of the template database `template` for one run (the benchmark writes reviews, accounts and the
  * publication queue's keys into it, which a later run with another secret and key folder could not use), made by
- * PostgreSQL as a file copy. Answers its address and what drops it.
+ * PostgreSQL as a file copy. Answers its address and what drops it. The copies of runs that ended without dropping
+ * theirs (an error, a kill) are dropped first: each is named after its run's process, which is gone.
  */
 export async function copyPostgres(
   adminUrl: string,
@@ -255,6 +266,16 @@ export async function copyPostgres(
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
+    const { rows } = await admin.query<{ datname: string }>(
+      "select datname from pg_database where starts_with(datname, $1)",
+      [`${template}_run_`],
+    );
+    for (const { datname } of rows) {
+      const pid = Number(datname.slice(`${template}_run_`.length));
+      if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid)) {
+        await admin.query(`drop database if exists ${datname} with (force)`);
+      }
+    }
     await admin.query(`drop database if exists ${name}`);
     await admin.query(`create database ${name} template ${template}`);
   } finally {
