@@ -43,6 +43,7 @@ import {
   password,
   root,
   type ServerProcess,
+  sleep,
   spawnServer,
   type TestDatabase,
   waitForHealth,
@@ -169,9 +170,15 @@ async function seize(engine: Engine): Promise<Evidence> {
     await waitForHealth(baseURL, server);
     let lsnStart = "";
     if (engine === "sqlite") {
-      // Start from an empty WAL, as a server that has run for a while would after a checkpoint.
-      const [result] = await query<{ busy: number }>(database, "pragma wal_checkpoint(TRUNCATE)");
-      assert.equal(result?.busy, 0, "the WAL could be checkpointed before the run");
+      // Start from an empty WAL, as a server that has run for a while would after a checkpoint. The server's
+      // checkpoint thread may hold the checkpoint at that moment: then this one reports busy and is tried again.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const [result] = await query<{ busy: number }>(database, "pragma wal_checkpoint(TRUNCATE)");
+        if (result?.busy === 0) break;
+        assert.ok(Date.now() < deadline, "the WAL could be checkpointed before the run");
+        await sleep(10);
+      }
     } else {
       lsnStart = (await adminQuery<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn")).rows[0]!.lsn;
     }
