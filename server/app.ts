@@ -20,6 +20,7 @@ import { sharedReaderOf, votedForAny } from "#app/http/vote-key.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import { limitBodySize } from "./body-limit.ts";
+import { refuseUnimplementedMethods } from "./methods.ts";
 import { prepareQueueKeys, publicationSettings } from "#app/domain/publication.server.ts";
 import { createPageCache } from "./page-cache.ts";
 import { startPeerRanking, startPublishing, startSignalScans } from "./publisher.ts";
@@ -190,6 +191,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
 
   // Before anything that could read a body, or answer without reading it (which would leave node draining it).
   app.use(limitBodySize());
+  app.use(refuseUnimplementedMethods);
   app.use(requireSameOrigin);
 
   app.get("/healthz", async (_req, res) => {

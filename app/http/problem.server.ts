@@ -20,6 +20,7 @@ const titles: Record<number, string> = {
   413: "Content Too Large",
   415: "Unsupported Media Type",
   429: "Too Many Requests",
+  501: "Not Implemented",
   503: "Service Unavailable",
 };
 

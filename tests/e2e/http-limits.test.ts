@@ -275,6 +275,32 @@ async function exchange(socket: net.Socket, path: string): Promise<string> {
   }
 }
 
+describe("request methods", () => {
+  it("answers TRACE with 501 on pages and the API (problem details there), never a 500", async () => {
+    // fetch refuses to send TRACE; node:http sends it as any other method.
+    const ask = (path: string) =>
+      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const request = http.request(new URL(path, server.baseURL), { method: "TRACE" }, (response) => {
+          let body = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => (body += chunk));
+          response.on("end", () =>
+            resolve({ status: response.statusCode!, type: response.headers["content-type"] ?? "", body }),
+          );
+        });
+        request.on("error", reject);
+        request.end();
+      });
+    const page = await ask("/");
+    assert.equal(page.status, 501);
+    assert.equal(page.body, "This server does not answer TRACE requests.");
+    const api = await ask("/api/v1/companies/1");
+    assert.equal(api.status, 501);
+    assert.match(api.type, /^application\/problem\+json/);
+    assert.equal((JSON.parse(api.body) as { title: string }).title, "Not Implemented");
+  });
+});
+
 describe("keep-alive", () => {
   it("keeps an idle connection open well past the time it advertises, for clients that reuse it late", async () => {
     // A client may reuse a connection until the advertised Keep-Alive timeout; one whose event loop stalls (a busy
