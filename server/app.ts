@@ -19,6 +19,7 @@ import { type SharedReader, sharedReaderContext } from "#app/http/session.server
 import { sharedReaderOf, votedForAny } from "#app/http/vote-key.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
+import { apiAnswers } from "./api.ts";
 import { limitBodySize } from "./body-limit.ts";
 import { refuseUnimplementedMethods } from "./methods.ts";
 import { prepareQueueKeys, publicationSettings } from "#app/domain/publication.server.ts";
@@ -207,6 +208,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   });
 
   if (pageCache) app.use(pageCache.middleware);
+  app.use(apiAnswers(build, clientKey));
 
   app.use(
     createRequestHandler({

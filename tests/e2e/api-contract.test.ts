@@ -380,6 +380,19 @@ describe("public reads", () => {
     assertStatus(await api.get("/api/v1/no-such-thing"), 404);
     assertStatus(await api.call("POST", "/api/v1/companies/1/no-such-thing", { json: {} }), 404);
   });
+
+  it("leaves a page's one-time note for the page: an API answer clears no cookie, the next page does", async () => {
+    // The toast a redirect set is shown, and cleared, by the page it leads to; a script's API call in between
+    // (decision 0036: answered beside React Router, without the root's middleware) shows nothing and clears nothing.
+    const headers = { cookie: "candor_toast=signed-in", "x-forwarded-for": "10.200.0.1" };
+    const answer = await fetch(new URL("/api/v1/countries", server.baseURL), { headers });
+    await answer.body?.cancel();
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.headers.getSetCookie(), []);
+    const page = await fetch(new URL("/search", server.baseURL), { headers });
+    await page.body?.cancel();
+    assert.ok(page.headers.getSetCookie().some((cookie) => /^candor_toast=;.*Max-Age=0/i.test(cookie)));
+  });
 });
 
 describe("authenticated writes", () => {

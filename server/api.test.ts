@@ -1,0 +1,92 @@
+import { matchRoutes, type ServerBuild } from "react-router";
+import { describe, expect, it } from "vitest";
+import routeConfig from "#app/routes.ts";
+import { matchApiRoute } from "./api.ts";
+
+type Entry = { id?: string; file: string; path?: string; index?: boolean; children?: Entry[] };
+
+/** The app's routes as a server build lists them: each under the root, its id its file without the extension. */
+function buildOf(entries: Entry[]): ServerBuild {
+  const routes: Record<string, unknown> = { root: { id: "root", path: "", module: {} } };
+  for (const entry of entries) {
+    const id = entry.id ?? entry.file.replace(/\.[jt]sx?$/, "");
+    routes[id] = { id, parentId: "root", path: entry.path, index: entry.index, module: { id } };
+  }
+  return { routes } as unknown as ServerBuild;
+}
+
+const build = buildOf(routeConfig as Entry[]);
+// React Router's own matching over the whole route table, as its request handler does it.
+const tree = [
+  {
+    id: "root",
+    path: "",
+    children: (routeConfig as Entry[]).map((entry) => ({
+      id: entry.id ?? entry.file.replace(/\.[jt]sx?$/, ""),
+      path: entry.path,
+      index: entry.index,
+    })),
+  },
+];
+
+function reactRouters(pathname: string) {
+  const match = matchRoutes(tree, pathname)?.at(-1);
+  return match && { id: match.route.id, params: { ...match.params } };
+}
+
+function ours(pathname: string) {
+  const match = matchApiRoute(build, pathname);
+  return match && { id: match.route.id, params: match.params };
+}
+
+const pathnames = [
+  "/api/v1/companies",
+  "/api/v1/companies/",
+  "/api/v1/companies/12",
+  "/api/v1/companies/12/reviews",
+  "/api/v1/companies/12/reviews/",
+  "/api/v1/companies/12/managers",
+  "/api/v1/companies/suggestions",
+  "/api/v1/companies/top",
+  "/api/v1/COMPANIES/top",
+  "/api/v1/companies/abc",
+  "/api/v1/companies/%31%32/reviews",
+  "/api/v1/companies/a%2Fb/reviews",
+  "/api/v1/companies/%E0%A4%A/reviews",
+  "/api/v1/companies/12/reviews/extra",
+  "/api/v1/managers/7",
+  "/api/v1/managers/7/reviews",
+  "/api/v1/managers/7/review-tokens",
+  "/api/v1/managers/7/token-reviews",
+  "/api/v1/managers/top",
+  "/api/v1/countries",
+  "/api/v1/countries/DE/cities",
+  "/api/v1/countries/de%20x/cities",
+  "/api/v1/review-tokens/key",
+  "/api/v1/reviews/abc-123/reports",
+  "/api/v1/helpful-votes",
+  "/api/v1/moderation/queue",
+  "/api/v1/auth/token",
+  "/api/v1/openapi.json",
+  "/api/v1/openapiXjson",
+  "/api/v1/nothing/here",
+  "/api/v1/",
+  "/api/v1//companies",
+];
+
+describe("matching an API address", () => {
+  it("finds the route and parameters React Router's matchRoutes finds, for every kind of address", () => {
+    for (const pathname of pathnames) expect(ours(pathname), pathname).toEqual(reactRouters(pathname));
+  });
+
+  it("reaches every API route of app/routes.ts, and nothing outside /api/v1/", () => {
+    const api = (routeConfig as Entry[]).filter((entry) => entry.path?.startsWith("api/v1/"));
+    expect(api.length).toBeGreaterThan(25);
+    for (const entry of api) {
+      const pathname = `/${entry.path!.replace(/:[\w-]+/g, "1").replace(/\*$/, "nothing")}`;
+      expect(ours(pathname)?.id, pathname).toBe(entry.file.replace(/\.ts$/, ""));
+    }
+    expect(ours("/company/12")).toBeUndefined();
+    expect(ours("/api")).toBeUndefined();
+  });
+});
