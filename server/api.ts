@@ -28,12 +28,7 @@ type Handler = (args: {
   context: RouterContextProvider;
 }) => Promise<Response> | Response;
 
-type ApiRoute = {
-  id: string;
-  path: string;
-  caseSensitive?: boolean;
-  handlers: { loader?: Handler; action?: Handler };
-};
+type ApiRoute = { id: string; handlers: { loader?: Handler; action?: Handler } };
 
 /** A route with its path compiled once, as React Router compiles it for every request it matches. */
 type CompiledRoute = { route: ApiRoute; matcher: RegExp; params: string[] };
@@ -96,20 +91,15 @@ function apiRoutes(build: ServerBuild): CompiledRoute[] {
     .filter((route) => route !== undefined)
     .map((route) => ({ route, path: pathOf(route.id) }))
     .filter(({ path }) => path.startsWith(prefix))
-    .map(({ route, path }, order) => ({
-      order,
+    .map(({ route, path }) => ({
       score: rank(path),
       compiled: {
-        route: {
-          id: route.id,
-          path,
-          caseSensitive: route.caseSensitive,
-          handlers: route.module as ApiRoute["handlers"],
-        },
+        route: { id: route.id, handlers: route.module as ApiRoute["handlers"] },
         ...compile(path, route.caseSensitive ?? false),
       },
     }))
-    .sort((a, b) => b.score - a.score || a.order - b.order)
+    // A stable sort: equal ranks keep the order they are declared in.
+    .sort((a, b) => b.score - a.score)
     .map(({ compiled }) => compiled);
   routesOfBuild.set(build, routes);
   return routes;
