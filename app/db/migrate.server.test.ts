@@ -16,6 +16,7 @@ import * as nameSearch from "./migrations/0004-name-search.ts";
 import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import * as publicationQueue from "./migrations/0006-publication-queue.ts";
 import * as industrySectionsMigration from "./migrations/0012-industry-sections.ts";
+import * as queueSlots from "./migrations/0024-queue-rows-in-random-slots.ts";
 import { industrySections } from "#app/lib/industries.ts";
 import type { Database } from "./schema.ts";
 import {
@@ -247,6 +248,46 @@ describeEachEngine(
       for (const { code, title } of industrySections) {
         expect(industrySectionsMigration.sectionOfIndustry(title), title).toBe(code);
       }
+    });
+  },
+  { migrate: false },
+);
+
+describeEachEngine(
+  "the queue slots migration",
+  (database, engine) => {
+    it("keeps every queued row as it was and gives each a random slot, the table's key on SQLite", async () => {
+      const db = database().db as Kysely<any>;
+      await db.transaction().execute(async (trx) => {
+        for (const migration of [initial, accounts, apiTokens, nameSearch, nameSkeletons, publicationQueue]) {
+          await migration.up(trx);
+        }
+      });
+      const rows = Array.from({ length: 8 }, (_, index) => ({
+        id: `queued-row-${index}`,
+        key_id: index < 4 ? "old-key" : "new-key",
+        sealed: Buffer.alloc(32_768, index),
+      }));
+      await db.insertInto("pending_reviews").values(rows).execute();
+
+      await db.transaction().execute((trx) => queueSlots.up(trx));
+
+      const after = await db.selectFrom("pending_reviews").selectAll().orderBy("id").execute();
+      expect(after.map(({ id, key_id, sealed }) => ({ id, key_id, sealed: Buffer.from(sealed) }))).toEqual(rows);
+      expect(new Set(after.map((row) => row.slot)).size).toBe(8);
+      for (const { slot } of after) expect(Number.isSafeInteger(slot) && slot >= 0).toBe(true);
+      if (engine === "sqlite") {
+        const { rows: scanned } = await sql<{ place: number; slot: number }>`
+          select rowid as place, slot from pending_reviews`.execute(db);
+        for (const row of scanned) expect(row.place).toBe(row.slot);
+      }
+      await expect(
+        db
+          .insertInto("pending_reviews")
+          .values({ ...rows[0], slot: 1 })
+          .execute(),
+        "the id stays unique",
+      ).rejects.toThrow(/unique|UNIQUE/);
     });
   },
   { migrate: false },

@@ -20,6 +20,7 @@ import * as managerReviewTokens from "./migrations/0018-manager-review-tokens.ts
 import * as searchLists from "./migrations/0019-search-lists.ts";
 import * as compactNameSearch from "./migrations/0021-compact-name-search.ts";
 import * as peerRankingInSlices from "./migrations/0023-peer-ranking-in-slices.ts";
+import * as queueRowsInRandomSlots from "./migrations/0024-queue-rows-in-random-slots.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   "0019-search-lists": searchLists,
   "0021-compact-name-search": compactNameSearch,
   "0023-peer-ranking-in-slices": peerRankingInSlices,
+  "0024-queue-rows-in-random-slots": queueRowsInRandomSlots,
 };
 
 /**

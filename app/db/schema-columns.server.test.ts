@@ -202,7 +202,7 @@ const committedColumns: Record<string, string[]> = {
   subject_alerts: ["id", "subject", "subject_id", "signal", "detail", "raised_on"],
   peer_averages: ["subject", "scope", "scope_value", "criterion", "average", "subjects", "computed_ms"],
   pending_receipts: ["key"],
-  pending_reviews: ["id", "key_id", "sealed"],
+  pending_reviews: ["id", "key_id", "sealed", "slot"],
   queue_state: ["id", "queue_id", "key_id"],
   rating_counts: ["subject", "subject_id", "criterion", "value", "count"],
   removed_reviews: ["review_id", "decision_id"],

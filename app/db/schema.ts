@@ -112,6 +112,8 @@ export type PendingReviewsTable = {
   id: string;
   key_id: string;
   sealed: Uint8Array;
+  /** A random place: on SQLite the integer primary key, so rows lie in random order (migration 0024). */
+  slot: number;
 };
 
 /** HMAC(queue key, receipt) of each queued manager review: refuses a second one while the first waits. */

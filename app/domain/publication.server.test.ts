@@ -264,7 +264,32 @@ describeEachEngine("the publication queue", (database, engine) => {
             await sql<{ name: string }>`select column_name as name from information_schema.columns
               where table_schema = current_schema() and table_name = 'pending_reviews'`.execute(db)
           ).rows;
-    expect(columns.map((column) => column.name).sort()).toEqual(["id", "key_id", "sealed"]);
+    expect(columns.map((column) => column.name).sort()).toEqual(["id", "key_id", "sealed", "slot"]);
+  });
+
+  it("keeps queued rows in the order of their random slots, not in the order they came", async () => {
+    const { db } = database();
+    const acme = await insertCompany(db, { name: "Acme" });
+    const queued: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await recordCompanyReview(db, people[i % 5]!, acme, companyReview(), settings);
+      const ids = await db.selectFrom("pending_reviews").select("id").execute();
+      queued.push(ids.map((row) => row.id).find((id) => !queued.includes(id))!);
+    }
+    const slots = await db.selectFrom("pending_reviews").select(["id", "slot"]).orderBy("slot").execute();
+    expect(new Set(slots.map((row) => row.slot)).size).toBe(12);
+    for (const { slot } of slots) expect(Number.isSafeInteger(slot) && slot >= 0).toBe(true);
+    // 12 rows in the order they came (or its reverse) once in about 2 × 10^8 runs.
+    const bySlot = slots.map((row) => row.id);
+    expect(bySlot).not.toEqual(queued);
+    expect(bySlot).not.toEqual([...queued].reverse());
+    if (engine === "sqlite") {
+      // The slot is the table's key (its rowid): a plain scan, the order on disk, follows the slots.
+      const scanned = await sql<{ id: string; place: number; slot: number }>`
+        select id, rowid as place, slot from pending_reviews not indexed`.execute(db);
+      expect(scanned.rows.map((row) => row.id)).toEqual(bySlot);
+      for (const row of scanned.rows) expect(row.place).toBe(row.slot);
+    }
   });
 
   it("loses no queued review when the publishing process is killed (SIGKILL) at any moment", async () => {

@@ -142,6 +142,14 @@ function newPendingId(): string {
   return randomBytes(16).toString("base64url");
 }
 
+/**
+ * A queued row's place in the table: 53 random bits (a safe integer). Two rows of a queue share one once in about
+ * 2 × 10^8 queues of 10,000 rows; the second's insert then fails as any failed write does, and nothing is stored.
+ */
+function newSlot(): number {
+  return Number(randomBytes(8).readBigUInt64BE() >> 11n);
+}
+
 /** Fisher–Yates with the CSPRNG: the order rows are written in says nothing about the order they came in. */
 export function shuffle<T>(items: readonly T[]): T[] {
   const result = [...items];
@@ -205,7 +213,7 @@ export async function enqueueReview(
     await check(trx);
     await trx
       .insertInto("pending_reviews")
-      .values({ id, key_id: key.id, sealed: seal(key, id, payload) })
+      .values({ id, slot: newSlot(), key_id: key.id, sealed: seal(key, id, payload) })
       .execute();
   });
   return id;
@@ -639,7 +647,7 @@ function pendingReceiptsOf(key: QueueKey, items: readonly { payload: QueuedRevie
 async function reseal(trx: Trx, key: QueueKey, held: QueuedReview[]): Promise<void> {
   const rows = held.map((payload) => {
     const id = newPendingId();
-    return { id, key_id: key.id, sealed: seal(key, id, payload) };
+    return { id, slot: newSlot(), key_id: key.id, sealed: seal(key, id, payload) };
   });
   for (let start = 0; start < rows.length; start += 50) {
     await trx
