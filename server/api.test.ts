@@ -1,7 +1,12 @@
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
 import { matchRoutes, type ServerBuild } from "react-router";
 import { describe, expect, it } from "vitest";
 import routeConfig from "#app/routes.ts";
-import { matchApiRoute } from "./api.ts";
+import { apiAnswers, matchApiRoute } from "./api.ts";
+import { limitBodySize } from "./body-limit.ts";
 
 type Entry = { id?: string; file: string; path?: string; index?: boolean; children?: Entry[] };
 
@@ -88,5 +93,91 @@ describe("matching an API address", () => {
     }
     expect(ours("/company/12")).toBeUndefined();
     expect(ours("/api")).toBeUndefined();
+  });
+});
+
+describe("a request the API answers", () => {
+  type Seen = { text?: string; again?: string; form?: Record<string, string>; failure?: string; bodyUsed?: boolean };
+  let seen: Seen = {};
+
+  /** A server with one API route, /api/v1/echo, behind the server's body limit (100 bytes here). */
+  async function withServer(run: (url: string) => Promise<void>) {
+    const handler = async ({ request }: { request: Request }) => {
+      try {
+        if (request.headers.get("content-type")?.startsWith("application/x-www-form-urlencoded")) {
+          seen.form = Object.fromEntries(await request.formData()) as Record<string, string>;
+        } else {
+          seen.text = await request.text();
+          seen.bodyUsed = request.bodyUsed;
+          seen.again = await request.text().catch((error: Error) => error.message);
+        }
+      } catch (error) {
+        seen.failure = (error as Error).name;
+        throw error;
+      }
+      return Response.json({ method: request.method, body: request.body });
+    };
+    const echo = { id: "echo", parentId: "root", path: "api/v1/echo", module: { loader: handler, action: handler } };
+    const routes = { root: { id: "root", path: "", module: {} }, echo };
+    const app = express();
+    app.use(limitBodySize(100));
+    app.use(apiAnswers({ routes } as unknown as ServerBuild, () => "client"));
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/echo`);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }
+
+  it("reads its body from the Node request when the route asks, once", async () => {
+    seen = {};
+    await withServer(async (url) => {
+      const response = await fetch(url, { method: "POST", body: '{"text":"Grüße"}' });
+      expect(await response.json()).toEqual({ method: "POST", body: null });
+    });
+    expect(seen).toEqual({
+      text: '{"text":"Grüße"}',
+      bodyUsed: true,
+      again: "Body is unusable: Body has already been read",
+    });
+  });
+
+  it("reads a form body as form data", async () => {
+    seen = {};
+    await withServer(async (url) => {
+      const response = await fetch(url, { method: "POST", body: new URLSearchParams({ a: "1", b: "zwei" }) });
+      expect(response.status).toBe(200);
+    });
+    expect(seen.form).toEqual({ a: "1", b: "zwei" });
+  });
+
+  it("reads no body for a GET", async () => {
+    seen = {};
+    await withServer(async (url) => {
+      expect(await (await fetch(url)).json()).toEqual({ method: "GET", body: null });
+    });
+    expect(seen.text).toBe("");
+  });
+
+  it("fails the route's read of a chunked body past the limit, which the limit has answered with 413", async () => {
+    seen = {};
+    await withServer(async (url) => {
+      const { status } = await new Promise<{ status: number | undefined }>((resolve, reject) => {
+        const request = http.request(url, { method: "POST", headers: { "content-type": "application/json" } });
+        request.on("response", (response) => {
+          response.resume();
+          resolve({ status: response.statusCode });
+        });
+        request.on("error", reject);
+        // Chunked, no length declared: cut off as it streams in.
+        request.write("x".repeat(80));
+        setImmediate(() => request.write("x".repeat(80)));
+      });
+      expect(status).toBe(413);
+    });
+    expect(seen.failure).toBe("BodyTooLargeError");
   });
 });

@@ -1,4 +1,3 @@
-import { createReadableStreamFromReadable } from "@react-router/node";
 import type express from "express";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
@@ -144,6 +143,70 @@ function urlOf(req: express.Request): URL {
   return new URL(`${req.protocol}://${host}${req.originalUrl}`);
 }
 
+/**
+ * A Fetch `Request` whose body stays in the Node request until a route reads it: `text()`, `json()`, `bytes()`,
+ * `arrayBuffer()`, `blob()` and `formData()` read it whole, once, as a Buffer. React Router's adapter makes a web
+ * stream of it instead, and that bridge cost a submission about 0.1 ms (docs/performance.md). `body` is null, so
+ * readers of the body go through those methods (app/http/api-request.server.ts does). The size limit stays
+ * server/body-limit.ts's: a body cut off there fails the read with its BodyTooLargeError.
+ */
+class NodeBodyRequest extends Request {
+  readonly #node: express.Request;
+  #used = false;
+
+  constructor(url: string, init: RequestInit, node: express.Request) {
+    super(url, init);
+    this.#node = node;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  async #read(): Promise<Buffer> {
+    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    const node = this.#node;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      node.on("data", (chunk: Buffer) => chunks.push(chunk));
+      node.once("end", () => resolve(Buffer.concat(chunks)));
+      node.once("error", reject);
+      // After "end" this changes nothing; before it, the client left with its body unfinished.
+      node.once("close", () => reject(new Error("The client closed the connection before its body arrived.")));
+    });
+  }
+
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    // A copy of its own: a Buffer may share its memory with others.
+    return new Uint8Array(await this.#read());
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer;
+  }
+
+  override async text(): Promise<string> {
+    return new TextDecoder().decode(await this.#read());
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override async blob(): Promise<Blob> {
+    return new Response(await this.bytes(), { headers: this.headers }).blob();
+  }
+
+  override async formData(): Promise<FormData> {
+    return new Response(await this.bytes(), { headers: this.headers }).formData();
+  }
+
+  override clone(): Request {
+    throw new TypeError("A request answered beside React Router cannot be cloned: read its body once.");
+  }
+}
+
 function fetchRequest(req: express.Request, res: express.Response, url: URL): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -155,12 +218,10 @@ function fetchRequest(req: express.Request, res: express.Response, url: URL): Re
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
-  const init: RequestInit & { duplex?: "half" } = { method: req.method, headers, signal: controller.signal };
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    init.body = createReadableStreamFromReadable(req);
-    init.duplex = "half";
-  }
-  return new Request(url.href, init);
+  const init: RequestInit = { method: req.method, headers, signal: controller.signal };
+  return req.method === "GET" || req.method === "HEAD"
+    ? new Request(url.href, init)
+    : new NodeBodyRequest(url.href, init, req);
 }
 
 /**

@@ -94,10 +94,15 @@ export async function readRawBody(
 
 /**
  * The body as text, read no further than `maxBytes` (a chunked body declares no length): undefined when larger.
- * The rest is left unread, not buffered.
+ * The rest is left unread, not buffered. A request without a body stream is read by `text()`: one with no body at
+ * all, or one the API answers beside React Router, which reads its body from the Node request (server/api.ts) and
+ * is cut off at the server's size limit before it gets this far.
  */
 async function readText(request: Request, maxBytes: number): Promise<string | undefined> {
-  if (!request.body) return "";
+  if (!request.body) {
+    const text = await request.text();
+    return Buffer.byteLength(text) > maxBytes ? undefined : text;
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
