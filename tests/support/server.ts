@@ -265,6 +265,16 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     await cleanUp(server, database);
     throw error;
   }
+  let stopping = false;
+  // A server that dies while its tests run leaves them only "connection refused": its last words go to the test
+  // run's output instead of being lost with the process.
+  void server.exited.then((code) => {
+    if (stopping) return;
+    const how = code === null ? `the signal ${server.child.signalCode}` : `code ${code}`;
+    process.stderr.write(
+      `\nThe ${engine} server on ${baseURL} exited on its own, with ${how}. Its output:\n${server.log()}\n`,
+    );
+  });
   return {
     engine,
     baseURL,
@@ -273,6 +283,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     outboxDir: path.join(database.dir, "outbox"),
     output: server.log,
     async stop() {
+      stopping = true;
       let code = server.child.exitCode;
       if (code === null) {
         server.child.kill("SIGTERM");
