@@ -6,6 +6,7 @@ import { LRUCache } from "lru-cache";
 import { cacheUsable, changeStamp, dataVersion, unchangedSince } from "#app/lib/data-version.server.ts";
 import { consumeApi, RateLimitedError } from "#app/lib/rate-limit.server.ts";
 import type { SharedReader } from "#app/http/session.server.ts";
+import { concurrencyLimit } from "./concurrency.ts";
 
 /**
  * Rendered public pages and API reads for visitors without cookies or credentials, kept in memory so the next
@@ -135,6 +136,12 @@ export function withoutNonce(
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
+/**
+ * Compressions of kept bodies run two at a time, each zlib stream made when its turn comes. Started all at once,
+ * 500 kept pages first asked for compressed made 1,000 streams within seconds for libuv's four threads, and the
+ * server's resident memory rose from 330 to 520 MB; two at a time, from 330 to 343 MB (docs/performance.md, "Memory").
+ */
+const compressionLimit = concurrencyLimit(2);
 // Smaller than this, compression saves less than its headers cost (the compression middleware's own threshold).
 const compressAbove = 1024;
 
@@ -275,8 +282,13 @@ export function createPageCache({
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
       [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
     };
-    Promise.all([brotli(body, { params }), gzip(body, { level: 6 })]).then(
-      ([br, gz]) => {
+    compressionLimit(async () =>
+      // Replaced or dropped while it waited: nothing to do.
+      entries.peek(key) === entry ? Promise.all([brotli(body, { params }), gzip(body, { level: 6 })]) : undefined,
+    ).then(
+      (compressed) => {
+        if (!compressed) return;
+        const [br, gz] = compressed;
         if (entries.peek(key) !== entry) return;
         entry.bodies.br = br;
         entry.bodies.gzip = gz;
