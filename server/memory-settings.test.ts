@@ -9,7 +9,7 @@ describe("the server's memory settings", () => {
   it("are npm start's malloc environment and V8 flags", () => {
     expect(serverStart).toEqual({
       env: { MALLOC_ARENA_MAX: "2", MALLOC_TRIM_THRESHOLD_: "131072" },
-      nodeFlags: ["--max-semi-space-size=16", "--max-old-space-size=256"],
+      nodeFlags: ["--max-semi-space-size=8", "--max-old-space-size=256"],
     });
   });
 

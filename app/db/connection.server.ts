@@ -91,9 +91,11 @@ export function openDatabase(
   // readable copy in the file (docs/decisions/0013-publication-in-sealed-batches.md).
   sqlite.pragma("secure_delete = ON");
   sqlite.pragma("busy_timeout = 5000");
-  // 64 MB of page cache instead of 2 MB: at a million companies the pages a write or a page view touches are
-  // spread over gigabytes, and every miss is a read from the operating system.
-  sqlite.pragma("cache_size = -65536");
+  // 32 MB of page cache instead of 2 MB: at a million companies the pages a write or a page view touches are
+  // spread over gigabytes, and every miss is a read from the operating system. It was 64 MB; halved to keep the
+  // server within its memory budget, with renders and writes no slower in the benchmark at 1M (docs/performance.md,
+  // "Memory").
+  sqlite.pragma("cache_size = -32768");
   const checkpointer =
     options.backgroundCheckpoints && file !== ":memory:" ? startCheckpointer(sqlite, file) : undefined;
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
