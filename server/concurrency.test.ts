@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { concurrencyLimit } from "./concurrency.ts";
+import { QueueFullError, concurrencyLimit } from "./concurrency.ts";
 
 function deferred() {
   let resolve!: () => void;
@@ -25,6 +25,8 @@ describe("a concurrency limit", () => {
         return index;
       }),
     );
+    // Its failure is asserted at the end; handled from the start, it is no unhandled rejection meanwhile.
+    results[0]!.catch(() => undefined);
     await settle();
     expect(started).toEqual([0, 1]);
 
@@ -40,6 +42,17 @@ describe("a concurrency limit", () => {
     await expect(results[0]).rejects.toThrow("failed");
     expect(await Promise.all(results.slice(1))).toEqual([1, 2, 3, 4]);
     expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("refuses a task at once when as many as allowed wait already, and takes one again once there is room", async () => {
+    const limit = concurrencyLimit(1, 2);
+    const first = deferred();
+    const results = [limit(() => first.promise), limit(async () => "second"), limit(async () => "third")];
+    await expect(limit(async () => "fourth")).rejects.toBeInstanceOf(QueueFullError);
+
+    first.resolve();
+    expect(await Promise.all(results)).toEqual([undefined, "second", "third"]);
+    await expect(limit(async () => "fifth")).resolves.toBe("fifth");
   });
 
   it("frees the place of a task that throws before it returns a promise", async () => {

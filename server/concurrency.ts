@@ -1,9 +1,20 @@
+/** A task refused because as many as the limit allows wait already. */
+export class QueueFullError extends Error {
+  constructor() {
+    super("too many tasks waiting");
+    this.name = "QueueFullError";
+  }
+}
+
 /**
  * Runs at most `max` of the tasks given to it at once; the others wait, in the order they came, and are started
  * (their function called) only when their turn comes, so nothing a task allocates as it starts is held while it
- * waits.
+ * waits. Past `maxWaiting` waiting tasks, a new one is refused at once with QueueFullError.
  */
-export function concurrencyLimit(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+export function concurrencyLimit(
+  max: number,
+  maxWaiting = Number.POSITIVE_INFINITY,
+): <T>(task: () => Promise<T>) => Promise<T> {
   let running = 0;
   const waiting: Array<() => void> = [];
   const next = () => {
@@ -18,6 +29,7 @@ export function concurrencyLimit(max: number): <T>(task: () => Promise<T>) => Pr
         Promise.resolve().then(task).then(resolve, reject).finally(next);
       };
       if (running < max) start();
-      else waiting.push(start);
+      else if (waiting.length < maxWaiting) waiting.push(start);
+      else reject(new QueueFullError());
     });
 }

@@ -140,8 +140,9 @@ const gzip = promisify(zlib.gzip);
  * Compressions of kept bodies run two at a time, each zlib stream made when its turn comes. Started all at once,
  * 500 kept pages first asked for compressed made 1,000 streams within seconds for libuv's four threads, and the
  * server's resident memory rose from 330 to 520 MB; two at a time, from 330 to 343 MB (docs/performance.md, "Memory").
+ * At most 1,000 wait (each holds its body): past that a body goes out uncompressed, and a later hit tries again.
  */
-const compressionLimit = concurrencyLimit(2);
+const compressionLimit = concurrencyLimit(2, 1000);
 // Smaller than this, compression saves less than its headers cost (the compression middleware's own threshold).
 const compressAbove = 1024;
 
