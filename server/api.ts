@@ -146,9 +146,9 @@ function urlOf(req: express.Request): URL {
 /**
  * A Fetch `Request` whose body stays in the Node request until a route reads it: `text()`, `json()`, `bytes()`,
  * `arrayBuffer()`, `blob()` and `formData()` read it whole, once, as a Buffer. React Router's adapter makes a web
- * stream of it instead: without that bridge, 754–759 submissions a second against 706–756 at 10k (decision 0036). `body` is null, so
- * readers of the body go through those methods (app/http/api-request.server.ts does). The size limit stays
- * server/body-limit.ts's: a body cut off there fails the read with its BodyTooLargeError.
+ * stream of it instead: without that bridge, 754–759 submissions a second against 706–756 at 10k (decision 0036).
+ * `body` is null, so readers of the body go through those methods (app/http/api-request.server.ts does). The size
+ * limit stays server/body-limit.ts's: a body cut off there fails the read with its BodyTooLargeError.
  */
 class NodeBodyRequest extends Request {
   readonly #node: express.Request;
