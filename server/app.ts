@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
@@ -12,6 +12,7 @@ import { startAuth, stopAuth } from "#app/domain/auth.server.ts";
 import { backgroundSettled } from "#app/lib/background.server.ts";
 import { clientContext, hashIdentifier } from "#app/http/client.server.ts";
 import { env } from "#app/lib/env.server.ts";
+import { pooledRandomBytes } from "#app/lib/random.server.ts";
 import { logger, requestLogger } from "#app/lib/logger.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { answeredContext, cspNonceContext } from "#app/http/request-context.server.ts";
@@ -80,17 +81,9 @@ export async function stop(): Promise<void> {
   await stopDatabase();
 }
 
-// CSP nonces: 16 random bytes each, cut from a pool filled 256 at a time (one system call instead of 256); every
-// byte comes from the CSPRNG and serves one response only.
-let noncePool = Buffer.alloc(0);
-let nonceOffset = 0;
+// CSP nonces: 16 random bytes each from the CSPRNG, each serving one response only.
 function newNonce(): string {
-  if (nonceOffset + 16 > noncePool.length) {
-    noncePool = randomBytes(16 * 256);
-    nonceOffset = 0;
-  }
-  nonceOffset += 16;
-  return noncePool.toString("base64", nonceOffset - 16, nonceOffset);
+  return pooledRandomBytes(16).toString("base64");
 }
 
 type Options = {

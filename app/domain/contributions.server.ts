@@ -1,9 +1,10 @@
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { industrySectionOf } from "#app/lib/industries.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import { fold } from "#app/lib/fold.ts";
 import { newReviewId } from "#app/lib/ids.server.ts";
+import { pooledRandomBytes } from "#app/lib/random.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { nameSkeleton } from "#app/lib/names.server.ts";
@@ -298,7 +299,7 @@ export type BadgeOutcome = { shown: true; domain: string } | { shown: false; dom
 
 /** A review's one-time key: 128 random bits, and the SHA-256 that is stored in its place. */
 export function newReviewKey(): { key: string; hash: string } {
-  const key = randomBytes(16).toString("base64url");
+  const key = pooledRandomBytes(16).toString("base64url");
   return { key, hash: reviewKeyHash(key) };
 }
 

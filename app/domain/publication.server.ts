@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { createHmac, randomInt } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { truncateWal } from "#app/db/connection.server.ts";
 import { claimTurn, type Turn } from "./jobs.server.ts";
@@ -6,6 +6,7 @@ import { isPostgres } from "#app/db/dialect.ts";
 import type { Database } from "#app/db/schema.ts";
 import { type ChangeScope, publicDataChanged } from "#app/lib/data-version.server.ts";
 import { env } from "#app/lib/env.server.ts";
+import { pooledRandomBytes } from "#app/lib/random.server.ts";
 import {
   createQueueKey,
   destroyQueueKey,
@@ -139,7 +140,7 @@ function pendingSpendKey(key: QueueKey, tokenHash: string): string {
 }
 
 function newPendingId(): string {
-  return randomBytes(16).toString("base64url");
+  return pooledRandomBytes(16).toString("base64url");
 }
 
 /**
@@ -147,7 +148,7 @@ function newPendingId(): string {
  * 2 × 10^8 queues of 10,000 rows; the second's insert then fails as any failed write does, and nothing is stored.
  */
 function newSlot(): number {
-  return Number(randomBytes(8).readBigUInt64BE() >> 11n);
+  return Number(pooledRandomBytes(8).readBigUInt64BE() >> 11n);
 }
 
 /** Fisher–Yates with the CSPRNG: the order rows are written in says nothing about the order they came in. */
@@ -196,12 +197,10 @@ export async function enqueueReview(
   check: (trx: Trx) => Promise<void>,
   options: { receipt?: string; spends?: readonly string[]; onId?: (id: string) => void } = {},
 ): Promise<string> {
-  await ensureQueueKey(db, settings);
   const id = newPendingId();
   options.onId?.(id);
-  await db.transaction().execute(async (trx) => {
-    // On PostgreSQL the share lock keeps a publication from replacing the key until this row is committed.
-    const key = await currentKey(trx, settings);
+  // On PostgreSQL the key's share lock keeps a publication from replacing it until this row is committed.
+  await withCurrentKey(db, settings, async (trx, key) => {
     if (options.receipt !== undefined && !(await takePendingKey(trx, pendingReceiptKey(key, options.receipt)))) {
       throw new AlreadyQueuedError();
     }
@@ -219,19 +218,34 @@ export async function enqueueReview(
   return id;
 }
 
-/** The queue's first key, made by whoever gets the lock first; the others find it made. */
-async function ensureQueueKey(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
-  if ((await readState(db)).keyId !== null) return;
-  await withQueueLock(db, settings, true, async (trx, state) => {
-    if (state.keyId === null) await rotate(trx, settings);
-  });
-}
+/** The queue has no key yet (a new database, or one whose unreadable queue was forgotten). */
+class NoQueueKeyError extends Error {}
 
-/** The queue's current key, with a share lock on PostgreSQL that keeps a publication from replacing it meanwhile. */
-async function currentKey(trx: Trx, settings: PublicationSettings): Promise<QueueKey> {
-  const state = await readState(trx, true);
-  if (state.keyId === null) throw new Error("The publication queue has no key.");
-  return readQueueKey(settings.keyDir, state.queueId, state.keyId);
+/**
+ * Runs `work` in a transaction with the queue's current key, read with a share lock on PostgreSQL that keeps a
+ * publication from replacing it meanwhile. A queue without a key gets its first one (made by whoever gets the lock
+ * first; the others find it made) and the transaction runs again: only the first write to a queue pays for that.
+ */
+async function withCurrentKey(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+  work: (trx: Trx, key: QueueKey) => Promise<void>,
+): Promise<void> {
+  const attempt = () =>
+    db.transaction().execute(async (trx) => {
+      const state = await readState(trx, true);
+      if (state.keyId === null) throw new NoQueueKeyError();
+      await work(trx, readQueueKey(settings.keyDir, state.queueId, state.keyId));
+    });
+  try {
+    await attempt();
+  } catch (error) {
+    if (!(error instanceof NoQueueKeyError)) throw error;
+    await withQueueLock(db, settings, true, async (trx, state) => {
+      if (state.keyId === null) await rotate(trx, settings);
+    });
+    await attempt();
+  }
 }
 
 /**
@@ -245,9 +259,8 @@ export async function takeReceiptNow(
   settings: PublicationSettings,
   receipt: string,
 ): Promise<void> {
-  await ensureQueueKey(db, settings);
-  await db.transaction().execute(async (trx) => {
-    const pending = pendingReceiptKey(await currentKey(trx, settings), receipt);
+  await withCurrentKey(db, settings, async (trx, key) => {
+    const pending = pendingReceiptKey(key, receipt);
     if (!(await takePendingKey(trx, pending))) throw new AlreadyQueuedError();
     const written = await trx
       .insertInto("review_receipts")

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "./random.server.ts";
 
 /** Review ids are random, not sequential, so their order tells nothing about who posted when. */
 export function newReviewId(): string {
-  return randomBytes(12).toString("base64url");
+  return pooledRandomBytes(12).toString("base64url");
 }
 
 /** Today as YYYY-MM-DD (UTC): reviews are stored to the day, never to the instant. */

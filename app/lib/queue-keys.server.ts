@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { pooledRandomBytes } from "./random.server.ts";
 
 /**
  * The keys that seal queued reviews, and the sealing itself. A key lives in a file of its own under the key
@@ -156,16 +157,24 @@ function keyObjectOf(key: QueueKey): KeyObject {
  * authenticated too, so a sealed value cannot be moved to another row.
  */
 export function seal(key: QueueKey, binding: string, value: unknown): Buffer {
-  const json = Buffer.from(JSON.stringify(value), "utf8");
-  if (json.length + 4 > sealedPlaintextBytes) throw new Error("The payload is larger than a sealed row holds.");
+  const json = JSON.stringify(value);
+  const length = Buffer.byteLength(json, "utf8");
+  if (length + 4 > sealedPlaintextBytes) throw new Error("The payload is larger than a sealed row holds.");
+  // Zeros after the payload: every row has the same size, whatever it holds.
   const plaintext = Buffer.alloc(sealedPlaintextBytes);
-  plaintext.writeUInt32BE(json.length, 0);
-  json.copy(plaintext, 4);
-  const iv = randomBytes(ivBytes);
+  plaintext.writeUInt32BE(length, 0);
+  plaintext.write(json, 4, "utf8");
+  // Written in place into the one buffer that is stored: nonce, ciphertext, tag.
+  const sealed = Buffer.allocUnsafe(sealedBytes);
+  const iv = pooledRandomBytes(ivBytes);
+  iv.copy(sealed, 0);
   const cipher = createCipheriv("aes-256-gcm", keyObjectOf(key), iv);
   cipher.setAAD(Buffer.from(`${binding}\u0000${key.id}`, "utf8"));
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([iv, body, cipher.getAuthTag()]);
+  let written = ivBytes + cipher.update(plaintext).copy(sealed, ivBytes);
+  written += cipher.final().copy(sealed, written);
+  if (written !== ivBytes + sealedPlaintextBytes) throw new Error("The cipher wrote an unexpected length.");
+  cipher.getAuthTag().copy(sealed, written);
+  return sealed;
 }
 
 export function unseal(key: QueueKey, binding: string, sealed: Uint8Array): unknown {
