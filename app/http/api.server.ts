@@ -19,6 +19,7 @@ import {
   verificationMessages,
 } from "#app/lib/messages.ts";
 import { problem } from "#app/http/problem.server.ts";
+import { TextResponse } from "#app/http/text-response.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import {
   consume,
@@ -121,7 +122,7 @@ export function apiRead(handler: (args: Args) => Promise<unknown>, maxAgeSeconds
       headers.set("Cache-Control", `public, max-age=${maxAgeSeconds}`);
       if (args.request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
       headers.set("Content-Type", "application/json");
-      return new Response(body, { status: 200, headers });
+      return new TextResponse(body, { status: 200, headers });
     } catch (error) {
       response = apiFailure(error);
     }
@@ -145,7 +146,7 @@ async function closedAnswer(run: (headers: Headers) => Promise<Answer | Response
     const answer = await run(headers);
     if (answer instanceof Response) return answer;
     headers.set("Content-Type", "application/json");
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers });
+    return new TextResponse(JSON.stringify(answer.body), { status: answer.status, headers });
   } catch (error) {
     response = apiFailure(error);
   }

@@ -1,3 +1,5 @@
+import { TextResponse } from "#app/http/text-response.server.ts";
+
 /**
  * Errors of the JSON API as RFC 9457 problem details (application/problem+json), carrying the site's messages.
  */
@@ -33,7 +35,7 @@ export function problem(
   const headers = new Headers(init.headers);
   headers.set("Content-Type", "application/problem+json");
   headers.set("Cache-Control", "no-store");
-  return new Response(problemBody(status, detail, extra), { ...init, status, headers });
+  return new TextResponse(problemBody(status, detail, extra), { ...init, status, headers });
 }
 
 /** The JSON text of a problem, for answers written outside React Router. */
@@ -46,5 +48,5 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
   const headers = new Headers(init.headers);
   headers.set("Content-Type", "application/json");
   if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
-  return new Response(JSON.stringify(body), { ...init, headers });
+  return new TextResponse(JSON.stringify(body), { ...init, headers });
 }
