@@ -1,9 +1,12 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { gunzipSync } from "node:zlib";
+import compression from "compression";
 import express from "express";
 import { matchRoutes, type ServerBuild } from "react-router";
 import { describe, expect, it } from "vitest";
+import { TextResponse } from "#app/http/text-response.server.ts";
 import routeConfig from "#app/routes.ts";
 import { apiAnswers, matchApiRoute } from "./api.ts";
 import { limitBodySize } from "./body-limit.ts";
@@ -132,8 +135,16 @@ describe("a request the API answers", () => {
       return Response.json({ method: request.method, body: request.body });
     };
     const echo = { id: "echo", parentId: "root", path: "api/v1/echo", module: { loader: handler, action: handler } };
-    const routes = { root: { id: "root", path: "", module: {} }, echo };
+    // An answer of `size` characters, made as the API makes its own.
+    const sized = ({ request }: { request: Request }) =>
+      new TextResponse(JSON.stringify("x".repeat(Number(new URL(request.url).searchParams.get("size")) - 2)), {
+        headers: { "Content-Type": "application/json" },
+      });
+    const text = { id: "text", parentId: "root", path: "api/v1/text", module: { loader: sized } };
+    const routes = { root: { id: "root", path: "", module: {} }, echo, text };
     const app = express();
+    // In front of the API, as in server/app.ts.
+    app.use(compression());
     app.use(limitBodySize(100));
     app.use(apiAnswers({ routes } as unknown as ServerBuild, () => "client"));
     const server = app.listen(0, "127.0.0.1");
@@ -175,6 +186,31 @@ describe("a request the API answers", () => {
     });
     // As Fetch reads a null body: empty, as often as asked.
     expect(seen).toEqual({ text: "", bodyUsed: false, again: "" });
+  });
+
+  it("writes an answer whole with its length, or compressed when it is large and the client takes gzip", async () => {
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        http
+          .get(url, { headers }, (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+          })
+          .on("error", reject);
+      });
+    await withServer(async (url) => {
+      const textUrl = url.replace(/echo$/, "text");
+      const small = await get(`${textUrl}?size=100`, { "accept-encoding": "gzip" });
+      expect(small.headers["transfer-encoding"]).toBeUndefined();
+      expect([small.headers["content-length"], small.body.length]).toEqual(["100", 100]);
+      const large = await get(`${textUrl}?size=5000`, { "accept-encoding": "gzip" });
+      expect(large.headers["content-encoding"]).toBe("gzip");
+      expect(large.headers["content-length"]).toBeUndefined();
+      expect(gunzipSync(large.body).length).toBe(5000);
+      const plain = await get(`${textUrl}?size=5000`);
+      expect([plain.headers["content-length"], plain.body.length]).toEqual(["5000", 5000]);
+    });
   });
 
   it("aborts the request's signal when the client leaves before its answer", async () => {

@@ -270,11 +270,15 @@ export function apiAnswers(
       res.statusMessage = response.statusText;
       res.status(response.status);
       for (const [name, value] of response.headers) res.append(name, value);
-      // Every API answer is one JSON document: written whole, with its length, rather than streamed in pieces.
       if (method === "HEAD") return void res.end();
+      // Every API answer is one JSON document: written whole, with its length, rather than streamed in pieces. The
+      // length is set here: the compression middleware sends the headers before `end` could set it, and an answer
+      // it leaves as it is (below its threshold) would go out chunked. One it compresses loses the header there.
       const text = response instanceof TextResponse ? response.untouchedText : undefined;
-      if (text !== undefined) return void res.end(text);
-      res.end(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
+      const body =
+        text !== undefined ? Buffer.from(text) : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+      if (body) res.setHeader("Content-Length", body.length);
+      res.end(body);
     } catch (error) {
       next(error);
     }
