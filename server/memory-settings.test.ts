@@ -8,7 +8,7 @@ import { root, serverStart } from "#tests/support/server.ts";
 describe("the server's memory settings", () => {
   it("are npm start's malloc environment and V8 flags", () => {
     expect(serverStart).toEqual({
-      env: { MALLOC_ARENA_MAX: "2", MALLOC_TRIM_THRESHOLD_: "131072" },
+      env: { MALLOC_ARENA_MAX: "2", MALLOC_TRIM_THRESHOLD_: "131072", MALLOC_MMAP_THRESHOLD_: "65536" },
       nodeFlags: ["--max-semi-space-size=8", "--max-old-space-size=256"],
     });
   });
