@@ -5,6 +5,7 @@ import {
   beginPasswordAttempt,
   consume,
   consumeSignUp,
+  consumeApi,
   RateLimitedError,
   rateLimits,
   keepRateLimitsIn,
@@ -122,6 +123,36 @@ describe("the memory store", () => {
     // 100 other addresses: the first one's counter is the least recently used, and goes.
     for (let index = 0; index < 100; index += 1) await consume("feedback", newKey("flood"));
     expect(await refused(consume("feedback", first))).toBe(false);
+  });
+
+  it("counts in windows of the limit's duration, says when the window ends, and starts the next one from zero", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    try {
+      const reader = newKey("reader");
+      const { points, duration } = { points: 600, duration: 60 };
+      expect(await consumeApi("apiRead", reader)).toEqual({
+        limit: points,
+        remaining: points - 1,
+        resetSeconds: duration,
+      });
+      vi.advanceTimersByTime(20_000);
+      expect(await consumeApi("apiRead", reader)).toEqual({ limit: points, remaining: points - 2, resetSeconds: 40 });
+      for (let index = 2; index < points; index += 1) await consumeApi("apiRead", reader);
+      const spent = await consumeApi("apiRead", reader).catch((error: unknown) => error);
+      expect(spent).toBeInstanceOf(RateLimitedError);
+      expect((spent as RateLimitedError).retryAfterSeconds).toBe(40);
+      vi.advanceTimersByTime(40_000);
+      expect(await consumeApi("apiRead", reader)).toEqual({
+        limit: points,
+        remaining: points - 1,
+        resetSeconds: duration,
+      });
+      // No timer per key: a flood of new addresses leaves nothing behind but their counters.
+      for (let index = 0; index < 1_000; index += 1) await consumeApi("apiRead", newKey("flood"));
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

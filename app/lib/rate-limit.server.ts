@@ -112,7 +112,10 @@ export type RateLimitStore =
   /** An ioredis client; `prefix` keeps this site's keys apart from others' in a shared Redis. */
   | { kind: "redis"; client: unknown; prefix: string };
 
-/** Client keys each memory limiter keeps at most: the least recently used go first (~200 bytes each). */
+/**
+ * Client keys each memory limiter keeps at most: the least recently used go first. A key costs about 100 bytes of
+ * heap (its string and its slot in the LRU), so a full limiter holds about 2 MB.
+ */
 export const memoryMaxKeys = 20_000;
 
 let store: RateLimitStore = { kind: "memory" };
@@ -124,18 +127,56 @@ export function keepRateLimitsIn(next: RateLimitStore): void {
 }
 
 /**
- * The memory store of rate-limiter-flexible keeps every key (and a timer for it) until it expires: a flood from many
- * addresses would grow it without bound. Its map is replaced by an LRU of `maxKeys` entries; an evicted key's timer
- * is cleared with it. Evicting a counter forgets an address's attempts early, so the bound is well above the number
- * of addresses a single-process site sees in one window.
+ * The memory store of rate-limiter-flexible keeps every key until it expires, each with a record and a timer of its
+ * own: a flood from many addresses grows it without bound, and every new address leaves three objects that outlive
+ * the young generation (the garbage collector's old generation then fills with counters that die there). This
+ * store keeps each key's points in an LRU of `maxKeys` entries whose time to live is the key's window: a number per
+ * key, no record, no timer; an expired key is found stale when next read and counts from zero again. Evicting a
+ * counter forgets an address's attempts early, so the bound is well above the number of addresses a single-process
+ * site sees in one window. Its methods are those the library's `MemoryStorage` offers `RateLimiterMemory`.
  */
+class LruMemoryStorage {
+  readonly #points: LRUCache<string, number>;
+
+  constructor(maxKeys: number) {
+    // The clock is read at each call, and through Date: tests that fake the clock move the windows with it.
+    this.#points = new LRUCache({ max: maxKeys, ttlResolution: 0, perf: { now: () => Date.now() } });
+  }
+
+  /** The points of `key` and how long they still count, in ms (-1: without end), or null once its window ended. */
+  #current(key: string): { points: number; msLeft: number } | null {
+    const points = this.#points.get(key);
+    const left = this.#points.getRemainingTTL(key);
+    if (points === undefined || left <= 0) return null;
+    return { points, msLeft: left === Infinity ? -1 : left };
+  }
+
+  incrby(key: string, value: number, durationSec: number): RateLimiterRes {
+    const current = this.#current(key);
+    if (!current) return this.set(key, value, durationSec);
+    this.#points.set(key, current.points + value, { noUpdateTTL: true });
+    return new RateLimiterRes(0, current.msLeft, current.points + value, false);
+  }
+
+  set(key: string, value: number, durationSec: number): RateLimiterRes {
+    const ms = Math.round(durationSec * 1000);
+    this.#points.set(key, value, { ttl: Math.max(0, ms) });
+    return new RateLimiterRes(0, ms > 0 ? ms : -1, value, true);
+  }
+
+  get(key: string): RateLimiterRes | null {
+    const current = this.#current(key);
+    return current && new RateLimiterRes(0, current.msLeft, current.points, false);
+  }
+
+  delete(key: string): boolean {
+    return this.#points.delete(key);
+  }
+}
+
 function boundedMemoryLimiter(options: { keyPrefix: string; points: number; duration: number }, maxKeys: number) {
   const limiter = new RateLimiterMemory(options);
-  const storage = (limiter as unknown as { _memoryStorage: { _storage: unknown } })._memoryStorage;
-  storage._storage = new LRUCache<string, { timeoutId?: NodeJS.Timeout }>({
-    max: maxKeys,
-    dispose: (record) => clearTimeout(record.timeoutId),
-  });
+  (limiter as unknown as { _memoryStorage: LruMemoryStorage })._memoryStorage = new LruMemoryStorage(maxKeys);
   return limiter;
 }
 
