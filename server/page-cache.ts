@@ -136,6 +136,34 @@ export function withoutNonce(
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
+
+/**
+ * A body's brotli and gzip forms, each in memory of its own (`ownBytes`). Brotli at quality 5 with a window of
+ * 256 KB: within 1% of quality 9's size for a page, at a tenth of its CPU and a fraction of its memory.
+ */
+export async function compressedForms(body: Buffer): Promise<{ br: Buffer; gzip: Buffer }> {
+  const params = {
+    [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
+    [zlib.constants.BROTLI_PARAM_LGWIN]: 18,
+    [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+  };
+  const [br, gz] = await Promise.all([brotli(body, { params }), gzip(body, { level: 6 })]);
+  return { br: ownBytes(br), gzip: ownBytes(gz) };
+}
+
+/**
+ * `bytes` in memory of their own size. A kept body lives for minutes, and a slice holds all of what it was cut
+ * from: zlib answers with a slice of its 64 KB output chunk, and Node cuts every buffer under 32 KB from a shared
+ * 64 KB pool, so a 20 KB page's compressed forms held 128 KB and a 2 KB search answer could hold 64 KB, where the
+ * cache's bound counted their length (docs/performance.md, "Memory").
+ */
+export function ownBytes(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.length === bytes.buffer.byteLength) return bytes;
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  copy.set(bytes);
+  return copy;
+}
 /**
  * Compressions of kept bodies run two at a time, each zlib stream made when its turn comes. Started all at once,
  * 500 kept pages first asked for compressed made 1,000 streams within seconds for libuv's four threads, and the
@@ -268,31 +296,18 @@ export function createPageCache({
     return true;
   }
 
-  /**
-   * Stores the compressed forms beside the kept body, in zlib's threads, unless the entry was replaced meanwhile.
-   * Brotli at quality 5 with a window of 256 KB: within 1% of quality 9's size for a page, at a tenth of its CPU
-   * and a fraction of its memory.
-   */
+  /** Stores the compressed forms beside the kept body, in zlib's threads, unless the entry was replaced meanwhile. */
   function compress(key: string, entry: Entry): void {
     if (entry.compressing || entry.bodies.identity.length < compressAbove) return;
     entry.compressing = true;
-    const body = entry.bodies.identity;
-    const params = {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
-      [zlib.constants.BROTLI_PARAM_LGWIN]: 18,
-      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-      [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
-    };
     compressionLimit(async () =>
       // Replaced or dropped while it waited: nothing to do.
-      entries.peek(key) === entry ? Promise.all([brotli(body, { params }), gzip(body, { level: 6 })]) : undefined,
+      entries.peek(key) === entry ? compressedForms(entry.bodies.identity) : undefined,
     ).then(
       (compressed) => {
-        if (!compressed) return;
-        const [br, gz] = compressed;
-        if (entries.peek(key) !== entry) return;
-        entry.bodies.br = br;
-        entry.bodies.gzip = gz;
+        if (!compressed || entries.peek(key) !== entry) return;
+        entry.bodies.br = compressed.br;
+        entry.bodies.gzip = compressed.gzip;
         // Set again so that the LRU counts the compressed bodies' size.
         entries.set(key, entry);
       },
@@ -356,7 +371,7 @@ export function createPageCache({
         status: 200,
         headers,
         policy: kept.policy,
-        bodies: { identity: kept.body },
+        bodies: { identity: ownBytes(kept.body) },
         etag,
         tags,
         version,
