@@ -155,8 +155,9 @@ export async function compressedForms(body: Buffer): Promise<{ br: Buffer; gzip:
 /**
  * `bytes` in memory of their own size. A kept body lives for minutes, and a slice holds all of what it was cut
  * from: zlib answers with a slice of its 64 KB output chunk, and Node cuts every buffer under 32 KB from a shared
- * 64 KB pool, so a 20 KB page's compressed forms held 128 KB and a 2 KB search answer could hold 64 KB, where the
- * cache's bound counted their length (docs/performance.md, "Memory").
+ * 64 KB pool, so each compressed form of a company page (brotli's 11 KB) held 64 KB and a 2 KB search answer
+ * could hold as much, where the cache's bound counted their length (docs/performance.md, "The kept search API's
+ * tail, and memory the page cache did not count").
  */
 export function ownBytes(bytes: Buffer): Buffer {
   if (bytes.byteOffset === 0 && bytes.length === bytes.buffer.byteLength) return bytes;
@@ -164,6 +165,7 @@ export function ownBytes(bytes: Buffer): Buffer {
   copy.set(bytes);
   return copy;
 }
+
 /**
  * Compressions of kept bodies run two at a time, each zlib stream made when its turn comes. Started all at once,
  * 500 kept pages first asked for compressed made 1,000 streams within seconds for libuv's four threads, and the
