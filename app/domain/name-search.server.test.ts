@@ -6,6 +6,7 @@ import { describeEachEngine } from "#tests/support/test-database.ts";
 import { insertCompany } from "#tests/support/test-fixtures.ts";
 import { fold } from "#app/lib/fold.ts";
 import * as compactNameSearch from "#app/db/migrations/0021-compact-name-search.ts";
+import * as nameSearchByCountry from "#app/db/migrations/0025-name-search-by-country.ts";
 import { type SearchBounds, type SearchPosition, searchBounds, searchByName } from "./name-search.server.ts";
 
 type Row = { id: number; folded_name: string };
@@ -145,9 +146,9 @@ describeEachEngine("name search", (database) => {
     expect(rows.map((row) => row.id)).toEqual([id]);
   });
 
-  it("reads on past windows without a match before it answers an empty page, a bounded number of them", async () => {
+  it("counts names abroad in its windows on SQLite, the country's names only on PostgreSQL", async () => {
     const { db, engine } = database();
-    // Six names abroad come first in id order; on SQLite the trigram windows hold every country.
+    // Six names abroad come first in id order.
     for (let index = 0; index < 6; index += 1)
       await insertCompany(db, { name: `Firm ${index} Yorvane`, country: "FR" });
     const ids = [
@@ -155,6 +156,37 @@ describeEachEngine("name search", (database) => {
       await insertCompany(db, { name: "Firm B Yorvane", country: "US" }),
     ];
     const query = { country: "US", term: "yorvane", after: undefined, limit: 8 };
+    const page = (emptyReads: number) =>
+      searchByName<Row>(db, "companies", columns, query, { candidates: 3, names: 4, emptyReads });
+    expect(await page(3)).toEqual({ rows: expect.any(Array), next: null });
+    expect((await page(3)).rows.map((row) => row.id)).toEqual(ids);
+    if (engine === "sqlite") {
+      // Two windows of three names abroad: a page that reads one window only shows none.
+      expect(await page(1)).toEqual({
+        rows: [],
+        next: { group: "elsewhere", window: expect.any(Number), key: undefined },
+      });
+    } else {
+      expect((await page(1)).rows.map((row) => row.id)).toEqual(ids);
+    }
+  });
+
+  it("reads on past windows without a match before it answers an empty page, a bounded number of them", async () => {
+    const { db } = database();
+    // Six names that start with the term come first in id order: candidates of the windows, but listed before them.
+    for (let index = 0; index < 6; index += 1)
+      await insertCompany(db, { name: `Yorvane Firm ${index}`, country: "US" });
+    const ids = [
+      await insertCompany(db, { name: "Firm A Yorvane", country: "US" }),
+      await insertCompany(db, { name: "Firm B Yorvane", country: "US" }),
+    ];
+    // The page after the names that start with the term.
+    const query = {
+      country: "US",
+      term: "yorvane",
+      after: { group: "elsewhere", window: 0, key: undefined } as const,
+      limit: 8,
+    };
 
     const readingOn = await searchByName<Row>(db, "companies", columns, query, {
       candidates: 3,
@@ -169,13 +201,8 @@ describeEachEngine("name search", (database) => {
       names: 4,
       emptyReads: 1,
     });
-    if (engine === "sqlite") {
-      expect(stopping.rows).toEqual([]);
-      expect(stopping.next).toEqual({ group: "elsewhere", window: expect.any(Number), key: undefined });
-    } else {
-      // PostgreSQL's windows hold the country's names only.
-      expect(stopping.rows.map((row) => row.id)).toEqual(ids);
-    }
+    expect(stopping.rows).toEqual([]);
+    expect(stopping.next).toEqual({ group: "elsewhere", window: expect.any(Number), key: undefined });
   });
 
   it("merges each FTS5 trigram index into one segment, which still finds every name (migration 0021)", async () => {
@@ -202,6 +229,40 @@ describeEachEngine("name search", (database) => {
     await sql`insert into companies_search (companies_search, rank) values ('integrity-check', 1)`.execute(db);
   });
 
+  it("makes the index again from the names already stored, and back (migration 0025)", async () => {
+    const { db, engine } = database();
+    if (engine === "postgres") return;
+    const rowids = async () =>
+      (await sql<{ rowid: number }>`select rowid from companies_search order by rowid`.execute(db)).rows.map((row) =>
+        Number(row.rowid),
+      );
+    const companies = await db.selectFrom("companies").select(["id", "country"]).execute();
+    await nameSearchByCountry.down(db);
+    expect(await rowids()).toEqual(companies.map((row) => row.id).sort((a, b) => a - b));
+    await nameSearchByCountry.up(db);
+    // Each name's rowid is its id times 4096 plus its country's number, one number per country.
+    const countryOf = new Map(companies.map((row) => [row.id, row.country]));
+    const numbers = new Map<string, number>();
+    const index = await sql<{ rowid: number; country: string }>`select rowid, country from companies_search`.execute(
+      db,
+    );
+    expect(index.rows.length).toBe(companies.length);
+    for (const { rowid, country } of index.rows) {
+      const number = Number(rowid) % 4096;
+      expect(countryOf.get((Number(rowid) - number) / 4096)).toBe(country);
+      expect(numbers.get(country) ?? number).toBe(number);
+      numbers.set(country, number);
+    }
+    expect(numbers.size).toBeGreaterThan(5);
+    expect(new Set(numbers.values()).size).toBe(numbers.size);
+    const names = await db.selectFrom("companies").select(["id", "folded_name", "country"]).limit(20).execute();
+    for (const name of names) {
+      const found = await pagesOf("companies", name.country, name.folded_name.slice(-6), searchBounds);
+      expect(found.flatMap((page) => page.rows.map((row) => row.id))).toContain(name.id);
+    }
+    await sql`insert into companies_search (companies_search, rank) values ('integrity-check', 1)`.execute(db);
+  });
+
   it("has its trigram index: FTS5 in step with the names on SQLite, pg_trgm on PostgreSQL", async () => {
     const { db, engine } = database();
     if (engine === "postgres") {
@@ -211,6 +272,21 @@ describeEachEngine("name search", (database) => {
       return;
     }
     await insertCompany(db, { name: "Late Arrival Ltd", country: "US" });
+    // A company renamed and moved, another deleted: the index follows (its rowids hold the country).
+    const moved = await insertCompany(db, { name: "Quorbel Partners", country: "US" });
+    const gone = await insertCompany(db, { name: "Quorbel Holdings", country: "US" });
+    await db
+      .updateTable("companies")
+      .set({ name: "Quorbel Advisers", folded_name: fold("Quorbel Advisers"), country: "FR" })
+      .where("id", "=", moved)
+      .execute();
+    await db.deleteFrom("companies").where("id", "=", gone).execute();
+    const found = async (country: string, term: string) =>
+      (await pagesOf("companies", country, term, searchBounds)).flatMap((page) => page.rows.map((row) => row.id));
+    expect(await found("US", "quorbel")).toEqual([]);
+    expect(await found("FR", "quorbel")).toEqual([moved]);
+    expect(await found("FR", "advisers")).toContain(moved);
+    expect(await found("FR", "partners")).not.toContain(moved);
     for (const table of ["companies_search", "managers_search"]) {
       // Raises an error when the index and its content table disagree.
       await sql`insert into ${sql.table(table)} (${sql.ref(table)}, rank) values ('integrity-check', 1)`.execute(db);

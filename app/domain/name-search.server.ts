@@ -63,7 +63,7 @@ function sampleTrigrams(term: string): string[] {
  * 2. Then the names that hold it elsewhere:
  *    - for terms of 3 characters or more, in windows of at most `candidates` names that may hold it, taken in the
  *      order of their ids (on SQLite from the FTS5 trigram index: names of every country holding all the sampled
- *      trigrams; on PostgreSQL the country's names containing the term, which the planner reads from the pg_trgm
+ *      trigrams, of which only the country's are read; on PostgreSQL the country's names containing the term, which the planner reads from the pg_trgm
  *      index or the primary key), each window's matches by name. A term with no more candidates than a window
  *      holds has one window: all its matches by name. A page reads one window: when it holds less than the page
  *      still needs, the page is shorter and the next one reads the next window (a page that found nothing at all
@@ -149,13 +149,13 @@ export async function searchByName<Row>(
   const readOnce = async (): Promise<{ rows: Row[]; next: SearchPosition | null }> => {
     if ([...term].length >= 3) {
       if (!isPostgres(db)) {
-        // On SQLite the window is read once, from the index's copy of name and country, and its matches picked here
-        // (FTS5 reads each name from its content table, one lookup per candidate; sorting a few in SQL would cost
-        // more). Only the page's rows are then read from the table, in one statement of one shape.
-        const window = await candidateWindow(anyDb, table, term, position, bounds.candidates);
-        const inCountry = window.names.filter(
+        // On SQLite the window is read once, with the index's copy of name and country for the country's names, and
+        // its matches picked here (FTS5 reads each of those names from its content table, one lookup per name;
+        // sorting a few in SQL would cost more). Only the page's rows are then read from the table, in one statement
+        // of one shape.
+        const window = await candidateWindow(anyDb, table, term, country, position, bounds.candidates);
+        const matches = window.names.filter(
           (name) =>
-            name.country === country &&
             name.folded_name.includes(term) &&
             !(
               compareText(name.folded_name, term) >= 0 &&
@@ -163,7 +163,7 @@ export async function searchByName<Row>(
             ) &&
             (!from || compareKeys([name.folded_name, name.id], from) > 0),
         );
-        const picked = inCountry
+        const picked = matches
           .sort((a, b) => compareKeys([a.folded_name, a.id], [b.folded_name, b.id]))
           .slice(0, need + 1);
         const ids = picked.map((name) => name.id);
@@ -303,34 +303,54 @@ function compareKeys(a: Key, b: Key): number {
 }
 
 /**
- * The names of every country that may hold `term` (SQLite's FTS5 trigram index: every sampled trigram), with an id
- * above `after`, at most `size` in id order, and the id of the last one when more follow (where the next window
- * starts). FTS5 reads them lazily in rowid order: a common term costs the names the window takes and no more. (A
- * quoted phrase of the whole term would be narrower, but reads the positions of every trigram in every name.)
+ * The number of a country in the FTS5 index's rowids, which are a name's id times 4096 plus this (migration 0025):
+ * the code points of the country's two characters modulo 64, six bits each. Codes of other characters than A–Z may
+ * share one; the search tests each candidate's country.
+ */
+function countryNumber(country: string): number {
+  const [first = "", second = ""] = [...country];
+  return ((first.codePointAt(0)! & 63) << 6) | (second.codePointAt(0)! & 63);
+}
+
+/**
+ * The names that may hold `term` (SQLite's FTS5 trigram index: every sampled trigram), with an id above `after`, at
+ * most `size` in id order whatever their country, and the id of the last one when more follow (where the next window
+ * starts): of these, the names and countries of `country`'s names, which their rowids tell apart. FTS5 reads the
+ * index lazily in rowid order, and the index's copy of name and country only where the query asks for it: a common
+ * term costs the names the window takes, and a name abroad its rowid alone. (A quoted phrase of the whole term would
+ * be narrower, but reads the positions of every trigram in every name that holds them all.)
  */
 async function candidateWindow(
   db: Kysely<any>,
   table: "companies" | "managers",
   term: string,
+  country: string,
   after: number,
   size: number,
 ) {
   const match = sampleTrigrams(term)
     .map((trigram) => `"${trigram.replaceAll('"', '""')}"`)
     .join(" AND ");
+  const number = countryNumber(country);
+  const ours = sql<boolean>`(${sql.ref("m.rowid")} & 4095) = ${number}`;
   const rows = await db
     .selectFrom(`${table}_search as m`)
-    .select(["m.rowid as id", "m.folded_name", "m.country"])
+    .select([
+      "m.rowid",
+      sql<string | null>`case when ${ours} then ${sql.ref("m.folded_name")} end`.as("folded_name"),
+      sql<string | null>`case when ${ours} then ${sql.ref("m.country")} end`.as("country"),
+    ])
     // FTS5's hidden column named after the table takes the query.
     .where(sql<boolean>`${sql.ref(`m.${table}_search`)} match ${match}`)
-    .where("m.rowid", ">", after)
+    .where("m.rowid", ">", after * 4096 + 4095)
     .orderBy("m.rowid")
     .limit(size + 1)
     .execute();
-  const names = rows.slice(0, size).map((row) => ({
-    id: Number(row.id),
-    folded_name: String(row.folded_name),
-    country: String(row.country),
-  }));
-  return { names, end: rows.length > size ? names.at(-1)!.id : undefined };
+  const window = rows.slice(0, size);
+  const names = window.flatMap((row) =>
+    row.country === country
+      ? [{ id: Math.floor(Number(row.rowid) / 4096), folded_name: String(row.folded_name), country }]
+      : [],
+  );
+  return { names, end: rows.length > size ? Math.floor(Number(window.at(-1)!.rowid) / 4096) : undefined };
 }
