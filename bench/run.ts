@@ -419,7 +419,7 @@ for (const size of sizes) {
   let databaseUrl: string;
   let dropCopy = async () => {};
   if (engine === "sqlite") {
-    step("copying the dataset for this run");
+    step("copying the dataset for this run, then reading the copy once");
     databaseUrl = copyDataset(file, workDir);
   } else {
     step("loading the dataset into PostgreSQL");
