@@ -63,11 +63,11 @@ function sampleTrigrams(term: string): string[] {
  * 2. Then the names that hold it elsewhere:
  *    - for terms of 3 characters or more, in windows of at most `candidates` names that may hold it, taken in the
  *      order of their ids (on SQLite from the FTS5 trigram index: names of every country holding all the sampled
- *      trigrams, of which only the country's are read; on PostgreSQL the country's names containing the term, which the planner reads from the pg_trgm
- *      index or the primary key), each window's matches by name. A term with no more candidates than a window
- *      holds has one window: all its matches by name. A page reads one window: when it holds less than the page
- *      still needs, the page is shorter and the next one reads the next window (a page that found nothing at all
- *      reads on, `emptyReads` windows at most);
+ *      trigrams, of which only the country's are read; on PostgreSQL the country's names containing the term, which
+ *      the planner reads from the pg_trgm index or the primary key), each window's matches by name. A term with no
+ *      more candidates than a window holds has one window: all its matches by name. A page reads one window: when it
+ *      holds less than the page still needs, the page is shorter and the next one reads the next window (a page that
+ *      found nothing at all reads on, `emptyReads` windows at most);
  *    - for shorter terms, which no trigram can narrow, the country's next `names` names in name order, each tested;
  *      a page that found less than it needs in them ends at the last name read.
  *
