@@ -272,12 +272,13 @@ describeEachEngine("name search", (database) => {
       return;
     }
     await insertCompany(db, { name: "Late Arrival Ltd", country: "US" });
-    // A company renamed and moved, another deleted: the index follows (its rowids hold the country).
-    const moved = await insertCompany(db, { name: "Quorbel Partners", country: "US" });
-    const gone = await insertCompany(db, { name: "Quorbel Holdings", country: "US" });
+    // A company renamed and moved, another deleted: the index follows (its rowids hold the country). The term is
+    // inside the names, so that only the index finds them.
+    const moved = await insertCompany(db, { name: "Firm Quorbel Partners", country: "US" });
+    const gone = await insertCompany(db, { name: "Firm Quorbel Holdings", country: "US" });
     await db
       .updateTable("companies")
-      .set({ name: "Quorbel Advisers", folded_name: fold("Quorbel Advisers"), country: "FR" })
+      .set({ name: "Firm Quorbel Advisers", folded_name: fold("Firm Quorbel Advisers"), country: "FR" })
       .where("id", "=", moved)
       .execute();
     await db.deleteFrom("companies").where("id", "=", gone).execute();
@@ -287,6 +288,12 @@ describeEachEngine("name search", (database) => {
     expect(await found("FR", "quorbel")).toEqual([moved]);
     expect(await found("FR", "advisers")).toContain(moved);
     expect(await found("FR", "partners")).not.toContain(moved);
+    // One entry per name: nothing left of the old name or of the deleted company.
+    const entries = async (table: string) =>
+      Number(
+        (await sql<{ count: number }>`select count(*) as count from ${sql.table(table)}`.execute(db)).rows[0]?.count,
+      );
+    expect(await entries("companies_search")).toBe(await entries("companies"));
     for (const table of ["companies_search", "managers_search"]) {
       // Raises an error when the index and its content table disagree.
       await sql`insert into ${sql.table(table)} (${sql.ref(table)}, rank) values ('integrity-check', 1)`.execute(db);
