@@ -348,9 +348,7 @@ async function candidateWindow(
     .execute();
   const window = rows.slice(0, size);
   const names = window.flatMap((row) =>
-    row.country === country
-      ? [{ id: Math.floor(Number(row.rowid) / 4096), folded_name: String(row.folded_name), country }]
-      : [],
+    row.country === country ? [{ id: Math.floor(Number(row.rowid) / 4096), folded_name: String(row.folded_name) }] : [],
   );
   return { names, end: rows.length > size ? Math.floor(Number(window.at(-1)!.rowid) / 4096) : undefined };
 }
