@@ -13,16 +13,13 @@ import { startServer } from "../support/server.ts";
 
 // The review forms and the look of the site as a person meets them, in Chromium: what they typed survives an ended
 // session and a reload, the forms say what is missing, and nothing spills out of its box at a phone's width or a
-// laptop's. The markup does not depend on the engine: SQLite only. Reviews are published at once, so a submission
-// can be looked for.
+// laptop's. The markup does not depend on the engine: SQLite only. Reviews are published at once (the test servers'
+// default), so a submission can be looked for.
 const [server, browser] = await Promise.all([
   startServer("sqlite", {
     env: {
       DEMO_DATA: "always",
       TRUSTED_PROXIES: "127.0.0.1",
-      PUBLISH_INTERVAL: "0",
-      MANAGER_MIN_REVIEWS: "1",
-      PUBLISH_MIN_AUTHORS: "1",
     },
   }),
   launchBrowser(),
