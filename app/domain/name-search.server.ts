@@ -315,7 +315,7 @@ function countryNumber(country: string): number {
 /**
  * The names that may hold `term` (SQLite's FTS5 trigram index: every sampled trigram), with an id above `after`, at
  * most `size` in id order whatever their country, and the id of the last one when more follow (where the next window
- * starts): of these, the names and countries of `country`'s names, which their rowids tell apart. FTS5 reads the
+ * starts): of these, the ids and folded names of `country`'s names, which their rowids tell apart. FTS5 reads the
  * index lazily in rowid order, and the index's copy of name and country only where the query asks for it: a common
  * term costs the names the window takes, and a name abroad its rowid alone. (A quoted phrase of the whole term would
  * be narrower, but reads the positions of every trigram in every name that holds them all.)
