@@ -233,15 +233,16 @@ export function RatingsInDetail<K extends keyof typeof criterionLabels>({
 }
 
 /**
- * "Add review" for a signed-in reader, as the product has always called it; "Write a review" for everyone else:
- * signed out, the form's guard asks to sign in first and brings them back to the form (decision 0022). Pages kept
- * for visitors without cookies are the signed-out ones, so they show the second.
+ * For a signed-in reader, the product's own name for the link ("Add review" on a company, "Add a review" on a
+ * manager); "Write a review" for everyone else: signed out, the form's guard asks to sign in first and brings them
+ * back to the form (decision 0022). Pages kept for visitors without cookies are the signed-out ones, so they show
+ * the second.
  */
-export function WriteReview({ to, signedIn }: { to: string; signedIn: boolean }) {
+export function WriteReview({ to, signedIn, addLabel }: { to: string; signedIn: boolean; addLabel: string }) {
   return (
     <p>
       <Link to={to} className="button">
-        {signedIn ? messages.addReview : messages.writeReview}
+        {signedIn ? addLabel : messages.writeReview}
       </Link>
     </p>
   );
@@ -255,6 +256,7 @@ export function SubjectReviews<R extends { id: string }>({
   reviews,
   card,
   writeHref,
+  addLabel,
   signedIn,
   emptySignedOut,
   olderHref,
@@ -265,6 +267,8 @@ export function SubjectReviews<R extends { id: string }>({
   reviews: Page<R>;
   card: (props: { review: R }) => ReactNode;
   writeHref: string;
+  /** What a signed-in reader's link to the form says (`messages.addReview` or `messages.addManagerReview`). */
+  addLabel: string;
   signedIn: boolean;
   emptySignedOut: string;
   olderHref: (before: string) => string;
@@ -278,7 +282,7 @@ export function SubjectReviews<R extends { id: string }>({
     <VoteContext.Provider value={votes}>
       <section aria-labelledby="reviews-heading" className="reviews">
         <h2 id="reviews-heading">{summaryMessages.reviews}</h2>
-        <WriteReview to={writeHref} signedIn={signedIn} />
+        <WriteReview to={writeHref} signedIn={signedIn} addLabel={addLabel} />
         {filters?.form}
         <ReviewList
           reviews={reviews}
@@ -296,7 +300,9 @@ export function SubjectReviews<R extends { id: string }>({
           }
           olderHref={olderHref}
         />
-        {writeBelow && reviews.items.length > 0 ? <WriteReview to={writeHref} signedIn={signedIn} /> : null}
+        {writeBelow && reviews.items.length > 0 ? (
+          <WriteReview to={writeHref} signedIn={signedIn} addLabel={addLabel} />
+        ) : null}
       </section>
     </VoteContext.Provider>
   );

@@ -26,8 +26,9 @@ export const messages = {
   signUp: "Sign up",
   /** Shown to every reader; signed out, the form asks to sign in first and comes back (decision 0022). */
   writeReview: "Write a review",
-  /** The same link for a signed-in reader, by the product's own name for it. */
+  /** The same link for a signed-in reader, by the product's own names for it: a company's, then a manager's. */
   addReview: "Add review",
+  addManagerReview: "Add a review",
   countryPlaceholder: "Country",
   learnMore: "Learn more",
   /** Read by screen readers and search engines after "Learn more", which alone does not say where it leads. */

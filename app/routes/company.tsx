@@ -90,6 +90,7 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
           votes={votes}
           card={CompanyReview}
           writeHref={paths.reviewCompany(company.id)}
+          addLabel={messages.addReview}
           signedIn={signedIn}
           emptySignedOut={messages.noCompanyReviews}
           olderHref={(before) => paths.company(company.id, before, list)}

@@ -107,6 +107,7 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
           votes={votes}
           card={ManagerReview}
           writeHref={paths.reviewManager(manager.id)}
+          addLabel={messages.addManagerReview}
           signedIn={signedIn}
           emptySignedOut={messages.noManagerReviews}
           olderHref={(before) => paths.manager(manager.id, before, list)}

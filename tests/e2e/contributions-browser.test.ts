@@ -384,7 +384,13 @@ describe("adding a manager", () => {
     const name = `${manager.first_name} ${manager.last_name}`;
     await page.getByRole("heading", { level: 1, name }).waitFor();
     await reviewCard(page, goodText).waitFor();
+    // Signed in, the spec's "Add a review" above and below the manager's reviews, both to the review form.
+    const addLinks = page.getByRole("main").getByRole("link", { name: messages.addManagerReview, exact: true });
+    assert.equal(await addLinks.count(), 2);
     const managerId = idOf(page);
+    for (const href of await addLinks.evaluateAll((links) => links.map((link) => link.getAttribute("href")))) {
+      assert.equal(href, paths.reviewManager(managerId));
+    }
 
     await open(page, paths.companyManagers(company.id));
     const link = page.getByRole("main").getByRole("link", { name });
