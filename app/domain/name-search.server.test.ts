@@ -158,8 +158,9 @@ describeEachEngine("name search", (database) => {
     const query = { country: "US", term: "yorvane", after: undefined, limit: 8 };
     const page = (emptyReads: number) =>
       searchByName<Row>(db, "companies", columns, query, { candidates: 3, names: 4, emptyReads });
-    expect(await page(3)).toEqual({ rows: expect.any(Array), next: null });
-    expect((await page(3)).rows.map((row) => row.id)).toEqual(ids);
+    const full = await page(3);
+    expect(full.next).toBeNull();
+    expect(full.rows.map((row) => row.id)).toEqual(ids);
     if (engine === "sqlite") {
       // Two windows of three names abroad: a page that reads one window only shows none.
       expect(await page(1)).toEqual({
