@@ -21,7 +21,9 @@ export function safeRedirectTarget(target: unknown, fallback: string): string {
   } catch {
     return fallback;
   }
-  if (url.origin !== thisSite) return fallback;
+  // Dot segments are resolved by the parser: "/.//evil.example" and "/a/..//evil.example" come out as
+  // "//evil.example", which a browser reads as another site.
+  if (url.origin !== thisSite || url.pathname.startsWith("//")) return fallback;
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
