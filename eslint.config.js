@@ -3,6 +3,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 import { layerConfigs } from "./eslint/layers.ts";
+import { readFormRequired } from "./eslint/read-form.ts";
 import { whereRequired } from "./eslint/where-required.ts";
 
 export default tseslint.config(
@@ -19,6 +20,10 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "no-restricted-syntax": ["error", ...whereRequired],
     },
+  },
+  {
+    files: ["app/routes/**"],
+    rules: { "no-restricted-syntax": ["error", ...whereRequired, ...readFormRequired] },
   },
   ...layerConfigs,
 );

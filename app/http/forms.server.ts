@@ -1,4 +1,5 @@
 import { data } from "react-router";
+import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import type { z } from "zod";
 import {
   beginPasswordAttempt,
@@ -9,12 +10,28 @@ import {
 } from "#app/lib/rate-limit.server.ts";
 
 /** What a form action answers on bad input: a message for the form and one per field, as in the spec's message box. */
+const notAForm = "This address takes a form (application/x-www-form-urlencoded or multipart/form-data).";
+
 export type FormFailure = {
   formError?: string;
   fieldErrors?: Record<string, string>;
   /** What was submitted, to fill the form again. */
   values?: Record<string, unknown>;
 };
+
+/**
+ * The form a page's action was sent. A body that is no form (another content type, a broken multipart body) is
+ * answered 400, as bad input, instead of failing the action with a 500; a body cut off at the size limit was
+ * answered 413 by the server already (server/body-limit.ts) and stays that error.
+ */
+export async function readForm(request: Request): Promise<FormData> {
+  try {
+    return await request.formData();
+  } catch (error) {
+    if (isBodyTooLarge(error)) throw error;
+    throw data(notAForm, { status: 400 });
+  }
+}
 
 export function formFailure(failure: FormFailure, status = 400, headers?: HeadersInit) {
   return data(failure, { status, headers });

@@ -18,7 +18,14 @@ import {
 import { database } from "#app/db/database.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
 import { accountKey, clientContext } from "#app/http/client.server.ts";
-import { field, fieldErrorsOf, passwordAttemptOr429, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import {
+  field,
+  fieldErrorsOf,
+  passwordAttemptOr429,
+  rateLimitOrNull,
+  readForm,
+  retryAfterOf,
+} from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
@@ -80,7 +87,7 @@ async function passwordReentry(
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
-  const form = await request.formData();
+  const form = await readForm(request);
   const intent = field(form, "intent") as Intent;
   const headers = request.headers;
   switch (intent) {

@@ -18,7 +18,7 @@ import { readerFor } from "#app/http/read-database.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
-import { field, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { inputValue, VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { verificationSettings } from "#app/domain/verification.server.ts";
@@ -50,7 +50,7 @@ const typedWebsite = (form: HTMLFormElement) => inputValue(form, "website");
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
-  const form = await request.formData();
+  const form = await readForm(request);
   const values = reviewFormValues(form, [...companyKeys, ...companyReviewKeys]);
   return contributionAction({
     kind: "company",

@@ -9,7 +9,7 @@ import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/d
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
-import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { badgeDomainsOf } from "#app/domain/verification.server.ts";
@@ -35,7 +35,7 @@ export async function loader({ context, request, url }: Route.LoaderArgs) {
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
-  const form = await request.formData();
+  const form = await readForm(request);
   const values = reviewFormValues(form, companyReviewKeys);
   const token = field(form, "verification_token");
   const company = await companyOfQuery(request);

@@ -3,7 +3,7 @@ import type { Route } from "./+types/feedback.ts";
 import { Field, FormMessage, TextAreaField } from "#app/components/form.tsx";
 import { feedbackMessages, feedbackSchema, sendFeedback } from "#app/domain/feedback.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, rateLimitOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { feedbackLengths } from "#app/lib/limits.ts";
@@ -17,7 +17,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 const honeypot = "website";
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const values = {
     email: field(form, "email"),
     subject: field(form, "subject"),

@@ -4,7 +4,7 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, emailSchema, requestPasswordReset } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
 import { clientContext, hashIdentifier } from "#app/http/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, rateLimitOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { answeredContext } from "#app/http/request-context.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -16,7 +16,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const parsed = emailSchema.safeParse({ email: field(form, "email") });
   if (!parsed.success) return formFailure({ fieldErrors: fieldErrorsOf(parsed.error) });
   const limited =

@@ -3,7 +3,7 @@ import type { Route } from "./+types/helpful.ts";
 import { database } from "#app/db/database.server.ts";
 import { reviewIdPattern, setHelpfulVote, VoteError } from "#app/domain/helpful-votes.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { field, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, rateLimitOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { accountContext, setToast } from "#app/http/session.server.ts";
 import { readVoteKey } from "#app/http/vote-key.server.ts";
 import { messages, voteMessages } from "#app/lib/messages.ts";
@@ -24,7 +24,7 @@ export function loader() {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const back = safeRedirectTarget(form.get("returnTo"), paths.search());
   if (!context.get(accountContext)) throw redirect(paths.signIn(back));
   const reviewId = field(form, "review");

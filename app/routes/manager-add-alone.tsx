@@ -21,7 +21,7 @@ import { addManager, authorOf, companySuggestions, suggestionMinLength } from "#
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList, countryName } from "#app/lib/countries.server.ts";
-import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { inputValue, VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { verificationSettings } from "#app/domain/verification.server.ts";
@@ -76,7 +76,7 @@ export async function loader({ context, request, url }: Route.LoaderArgs) {
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
-  const form = await request.formData();
+  const form = await readForm(request);
   const values: Record<string, unknown> = {
     ...reviewFormValues(form, [
       ...managerKeys,

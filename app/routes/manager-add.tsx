@@ -18,7 +18,7 @@ import { knownCities } from "#app/domain/companies.server.ts";
 import { addManager, authorOf } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
-import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { badgeDomainsOf } from "#app/domain/verification.server.ts";
@@ -53,7 +53,7 @@ export async function loader({ context, request, url }: Route.LoaderArgs) {
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
-  const form = await request.formData();
+  const form = await readForm(request);
   const values = reviewFormValues(form, [...managerKeys, ...managerReviewKeys]);
   const company = await companyOfQuery(request);
   if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);

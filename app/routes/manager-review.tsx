@@ -10,7 +10,7 @@ import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/d
 import { authorOf, hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
-import { field, formFailure, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { badgeDomainsOf, managerWebsites } from "#app/domain/verification.server.ts";
@@ -42,7 +42,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const values = reviewFormValues(form, managerReviewKeys);
   const account = context.get(accountContext);
   if (!account) return formFailure({ formError: contributionMessages.mustSignIn, values }, 401);

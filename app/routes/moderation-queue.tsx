@@ -5,7 +5,7 @@ import { CompanyReview, ManagerReview } from "#app/components/review-card.tsx";
 import { database } from "#app/db/database.server.ts";
 import { decide, decisionSchema, ModerationError, moderationQueue } from "#app/domain/moderation.server.ts";
 import { openAlerts, releaseAlert, releaseSchema } from "#app/domain/signals.server.ts";
-import { field, fieldErrorsOf, formFailure } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, readForm } from "#app/http/forms.server.ts";
 import { moderatorOrNull } from "#app/http/session.server.ts";
 import { formatDay } from "#app/lib/format.ts";
 import { messages } from "#app/lib/messages.ts";
@@ -43,7 +43,7 @@ async function release(form: FormData, pseudonym: string) {
 export async function action({ context, request, url }: Route.ActionArgs) {
   const moderator = await moderatorOrNull(context, url);
   if (!moderator) return formFailure({ formError: moderationMessages.forbidden }, 403);
-  const form = await request.formData();
+  const form = await readForm(request);
   if (field(form, "intent") === "release") return release(form, moderator.pseudonym);
   const reviewId = field(form, "reviewId");
   const values = {

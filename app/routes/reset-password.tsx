@@ -4,7 +4,7 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, resetPassword, resetPasswordSchema } from "#app/domain/accounts.server.ts";
 import { minPasswordLength } from "#app/domain/password-policy.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
-import { field, fieldErrorsOf, formFailure } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, readForm } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 
@@ -17,7 +17,7 @@ export function loader({ request }: Route.LoaderArgs) {
 }
 
 export async function action({ request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const parsed = resetPasswordSchema.safeParse({ token: field(form, "token"), password: field(form, "password") });
   if (!parsed.success) {
     const fieldErrors = fieldErrorsOf(parsed.error);

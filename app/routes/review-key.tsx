@@ -9,7 +9,7 @@ import {
   withdrawReview,
 } from "#app/domain/moderation.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, rateLimitOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { moderationLengths, moderationMessages } from "#app/lib/moderation.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -20,7 +20,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   // The key is never sent back to the page: a refused form asks for it again.
   const values = { action: field(form, "action"), statement: field(form, "statement") };
   const limited = await rateLimitOrNull("reviewKey", context.get(clientContext).ipKey);

@@ -4,7 +4,7 @@ import { Field, FormMessage, TextAreaField } from "#app/components/form.tsx";
 import { database } from "#app/db/database.server.ts";
 import { findReview, ModerationError, reportReview, reportSchema, subjectPath } from "#app/domain/moderation.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { field, fieldErrorsOf, formFailure, rateLimitOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, rateLimitOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { moderationLengths, moderationMessages, reportReasonCodes, reportReasons } from "#app/lib/moderation.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -21,7 +21,7 @@ export async function loader({ params }: Route.LoaderArgs) {
 }
 
 export async function action({ context, params, request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const values = {
     reason: field(form, "reason"),
     explanation: field(form, "explanation"),

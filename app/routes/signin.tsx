@@ -5,7 +5,7 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, signIn, signInSchema } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
 import { accountKey, clientContext } from "#app/http/client.server.ts";
-import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, passwordAttemptOr429, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
@@ -29,7 +29,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   requireAnonymous(context);
-  const form = await request.formData();
+  const form = await readForm(request);
   const email = field(form, "email").trim();
   const { attempt, refused } = await passwordAttemptOr429(
     context.get(clientContext).ipKey,

@@ -5,7 +5,7 @@ import { signUp, signUpSchema } from "#app/domain/accounts.server.ts";
 import { minPasswordLength } from "#app/domain/password-policy.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { field, fieldErrorsOf, formFailure, limitedOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, limitedOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { consumeSignUp } from "#app/lib/rate-limit.server.ts";
@@ -27,7 +27,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   requireAnonymous(context);
-  const form = await request.formData();
+  const form = await readForm(request);
   const ipKey = context.get(clientContext).ipKey;
   const limited = await limitedOrNull(() => consumeSignUp(ipKey));
   if (limited) return limited;

@@ -4,7 +4,7 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { accountMessages, codeSchema, verifyBackupCode, verifyTotp } from "#app/domain/accounts.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { field, formFailure, passwordAttemptOr429, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, passwordAttemptOr429, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { requireAnonymous, setToast } from "#app/http/session.server.ts";
@@ -22,7 +22,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   requireAnonymous(context);
-  const form = await request.formData();
+  const form = await readForm(request);
   // The account is not known before the code is checked: the address's limit counts the codes.
   const { attempt, refused } = await passwordAttemptOr429(context.get(clientContext).ipKey, null);
   if (refused) return refused;

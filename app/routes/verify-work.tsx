@@ -4,7 +4,7 @@ import type { Route } from "./+types/verify-work.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
 import { verificationAddressSchema, VerificationError, verificationSettings } from "#app/domain/verification.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { field, fieldErrorsOf, formFailure, limitedOrNull, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, fieldErrorsOf, formFailure, limitedOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { requireAccount } from "#app/http/session.server.ts";
 import { startVerification } from "#app/http/verification.server.ts";
 import { verificationLimits } from "#app/lib/limits.ts";
@@ -25,7 +25,7 @@ export function loader({ context, url }: Route.LoaderArgs) {
 
 export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
-  const form = await request.formData();
+  const form = await readForm(request);
   if (field(form, "intent") === "code") {
     // The code form without JavaScript: tokens are made by the browser's script, so nothing can be issued.
     return formFailure({ formError: verificationMessages.needsJavaScript });

@@ -275,6 +275,35 @@ async function exchange(socket: net.Socket, path: string): Promise<string> {
   }
 }
 
+describe("bodies that are no form", () => {
+  it("answers a page's form action sent another type or a broken multipart body with 400, never a 500", async () => {
+    const formPages = [
+      ...readByStrangers.filter((path) => !path.startsWith("/api/")),
+      paths.reviewKey(),
+      paths.helpful(),
+      paths.reportReview("r1"),
+    ];
+    const bodies = [
+      { type: "text/plain", body: "email=someone@example.com" },
+      { type: "application/json", body: JSON.stringify({ email: "someone@example.com" }) },
+      { type: "multipart/form-data; boundary=xyz", body: "--xyz\r\nnot a part at all" },
+      { type: "multipart/form-data", body: "no boundary" },
+    ];
+    for (const path of formPages) {
+      for (const { type, body } of bodies) {
+        const response = await fetch(new URL(path, server.baseURL), {
+          method: "POST",
+          redirect: "manual",
+          headers: { ...sameOrigin(server.baseURL), "Content-Type": type, "X-Forwarded-For": newClientIp() },
+          body,
+        });
+        const text = await response.text();
+        assert.equal(response.status, 400, `${path} with ${type}: ${response.status} ${text.slice(0, 200)}`);
+      }
+    }
+  });
+});
+
 describe("request methods", () => {
   it("answers TRACE with 501 on pages and the API (problem details there), never a 500", async () => {
     // fetch refuses to send TRACE; node:http sends it as any other method.
