@@ -202,6 +202,13 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
 
   if (pageCache) app.use(pageCache.middleware);
   app.use(apiAnswers(build, clientKey));
+  // A page rendered for a request with cookies may be the reader's own (the account page with its e-mail address, a
+  // two-factor set-up, a note shown once): no cache keeps it, the browser's included. The page kept for every
+  // signed-in reader is rendered without the cookies (server/page-cache.ts), so it stays cacheable like the others.
+  app.use((req, res, next) => {
+    if (req.headers.cookie) res.setHeader("Cache-Control", "private, no-store");
+    next();
+  });
 
   app.use(
     createRequestHandler({

@@ -61,6 +61,27 @@ describeEachEngine("password reset", (database) => {
     expect(await passwordSignsIn(auth, account.email, newPassword)).toBe(true);
   });
 
+  it("retires the account's earlier links once one of them has set a new password", async () => {
+    const auth = createTestAuth(database());
+    const account = await signUpAccount(auth);
+    const other = await signUpAccount(auth, "other@example.com");
+    const earlier = await resetToken(auth, account.email);
+    const later = await resetToken(auth, account.email);
+    const othersLink = await resetToken(auth, other.email);
+
+    expect((await resetPassword(auth, { token: later, password: newPassword })).ok).toBe(true);
+
+    // A mail read later (a leaked mailbox, a forwarded message) no longer takes the account back.
+    expect(await resetPassword(auth, { token: earlier, password: "yet another passphrase" })).toEqual({
+      ok: false,
+      message: accountMessages.resetInvalid,
+      status: 400,
+    });
+    expect(await passwordSignsIn(auth, account.email, newPassword)).toBe(true);
+    // Another account's pending link is not touched.
+    expect((await resetPassword(auth, { token: othersLink, password: newPassword })).ok).toBe(true);
+  });
+
   it("refuses a link once its hour is over", async () => {
     const auth = createTestAuth(database());
     const account = await signUpAccount(auth);

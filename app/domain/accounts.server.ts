@@ -7,7 +7,7 @@ import { runInBackground } from "#app/lib/background.server.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { type Auth, checkPassword, signInChecked } from "#app/domain/auth.server.ts";
-import { newPasswordSchema } from "./password-policy.server.ts";
+import { newPasswordSchema, personalPasswordProblem } from "./password-policy.server.ts";
 
 /** The texts of the accounts area; the first is the spec's. */
 export const accountMessages = {
@@ -54,13 +54,23 @@ export const signInSchema = z.object({
   password: z.string().min(3, accountMessages.invalidCredentials).max(1000, accountMessages.invalidCredentials),
 });
 
-export const signUpSchema = z.object({ email, password: newPasswordSchema });
+export const signUpSchema = z.object({ email, password: newPasswordSchema }).superRefine((input, context) => {
+  const problem = personalPasswordProblem(input.password, input.email);
+  if (problem) context.addIssue({ code: "custom", path: ["password"], message: problem });
+});
 export const emailSchema = z.object({ email });
 export const resetPasswordSchema = z.object({ token: linkTokenSchema, password: newPasswordSchema });
 export const changePasswordSchema = z.object({
   currentPassword: z.string().min(1, accountMessages.currentPasswordWrong).max(1000),
   newPassword: newPasswordSchema,
 });
+/** A password change of the account of `email`: the new password must not be guessable from the address either. */
+export function changePasswordSchemaFor(email: string) {
+  return changePasswordSchema.superRefine((input, context) => {
+    const problem = personalPasswordProblem(input.newPassword, email);
+    if (problem) context.addIssue({ code: "custom", path: ["newPassword"], message: problem });
+  });
+}
 export const passwordSchema = z.object({ password: z.string().min(1, accountMessages.currentPasswordWrong).max(1000) });
 export const codeSchema = z.object({
   code: z
@@ -268,15 +278,15 @@ export async function verifyTotp(
   auth: Auth,
   input: { code: string; trustDevice?: boolean },
   headers: Headers,
-): Promise<AccountResult> {
+): Promise<AccountResult<{ userId: string }>> {
   return attempt(
     async () => {
-      const { headers: cookies } = await auth.api.verifyTOTP({
+      const { headers: cookies, response } = await auth.api.verifyTOTP({
         body: { code: input.code, trustDevice: input.trustDevice ?? false },
         headers,
         returnHeaders: true,
       });
-      return { headers: cookies, value: undefined };
+      return { headers: cookies, value: { userId: response.user.id } };
     },
     accountMessages.codeInvalid,
     401,
@@ -284,11 +294,19 @@ export async function verifyTotp(
 }
 
 /** Completes a sign-in challenge with a one-time backup code instead of the app. */
-export async function verifyBackupCode(auth: Auth, code: string, headers: Headers): Promise<AccountResult> {
+export async function verifyBackupCode(
+  auth: Auth,
+  code: string,
+  headers: Headers,
+): Promise<AccountResult<{ userId: string }>> {
   return attempt(
     async () => {
-      const { headers: cookies } = await auth.api.verifyBackupCode({ body: { code }, headers, returnHeaders: true });
-      return { headers: cookies, value: undefined };
+      const { headers: cookies, response } = await auth.api.verifyBackupCode({
+        body: { code },
+        headers,
+        returnHeaders: true,
+      });
+      return { headers: cookies, value: { userId: response.user.id } };
     },
     accountMessages.codeInvalid,
     401,

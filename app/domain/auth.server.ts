@@ -6,7 +6,12 @@ import { APIError, createAuthMiddleware } from "better-auth/api";
 import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Kysely } from "kysely";
 import type { DatabaseHandle, Engine } from "#app/db/connection.server.ts";
-import { maxPasswordLength, minPasswordLength, newPasswordProblem } from "#app/domain/password-policy.server.ts";
+import {
+  maxPasswordLength,
+  minPasswordLength,
+  newPasswordProblem,
+  personalPasswordProblem,
+} from "#app/domain/password-policy.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
@@ -148,6 +153,12 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
       requireEmailVerification: false,
       resetPasswordTokenExpiresIn: 60 * 60,
       revokeSessionsOnPasswordReset: true,
+      // The reset ends whatever else the old password's holder may have: the account's other reset links (a mail read
+      // later must not take the account back) and its trusted devices. better-auth keeps both as verification values
+      // that name the user; the e-mail confirmation link is a signed token, not a row, and stays valid.
+      onPasswordReset: async ({ user }: { user: { id: string } }) => {
+        await db.deleteFrom("verifications").where("value", "=", user.id).execute();
+      },
       password: {
         hash: (password: string) => hash(password, argon2Options),
         verify: verifyPassword,
@@ -164,7 +175,9 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
     },
     emailVerification: {
       sendOnSignUp: true,
-      autoSignInAfterVerification: true,
+      // The link confirms the address and nothing more: signing in from it would let whoever reads the mailbox
+      // (or a mail scanner that opens links) in without the password and past a second factor.
+      autoSignInAfterVerification: false,
       expiresIn: 60 * 60 * 24,
       sendVerificationEmail: async ({ user, token }: { user: { email: string }; token: string }) => {
         const url = `${publicUrl()}/verify-email?token=${encodeURIComponent(token)}`;
@@ -191,8 +204,13 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
         const field = newPasswordFields[ctx.path];
-        const password: unknown = field ? (ctx.body as Record<string, unknown> | undefined)?.[field] : undefined;
-        const problem = typeof password === "string" ? newPasswordProblem(password) : undefined;
+        const body = ctx.body as Record<string, unknown> | undefined;
+        const password: unknown = field ? body?.[field] : undefined;
+        const email = typeof body?.email === "string" ? body.email : undefined;
+        const problem =
+          typeof password === "string"
+            ? (newPasswordProblem(password) ?? (email ? personalPasswordProblem(password, email) : undefined))
+            : undefined;
         if (problem) throw new APIError("BAD_REQUEST", { message: problem });
       }),
       after: createAuthMiddleware(async (ctx) => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { isCommonPassword, newPasswordProblem, newPasswordSchema, passwordMessages } from "./password-policy.server.ts";
+import {
+  isCommonPassword,
+  newPasswordProblem,
+  newPasswordSchema,
+  passwordMessages,
+  personalPasswordProblem,
+} from "./password-policy.server.ts";
 
 describe("newPasswordSchema", () => {
   it("refuses passwords shorter than 8 characters", () => {
@@ -42,5 +48,26 @@ describe("the strength floor", () => {
     expect(newPasswordProblem("aaaa")).toBe(passwordMessages.tooShort);
     expect(newPasswordProblem("sunshine")).toBe(passwordMessages.common);
     expect(newPasswordProblem("violet tractor sings quietly")).toBeUndefined();
+  });
+});
+
+describe("what a guesser knows of the account and the site", () => {
+  it("refuses the site's own name as a password's core", () => {
+    expect(newPasswordProblem("candor2026")).toBe(passwordMessages.weak);
+  });
+
+  it("refuses a password made of the account's e-mail address, whatever other passwords may be", () => {
+    for (const password of ["hank.miller@example.com", "hankmiller1984"]) {
+      expect(newPasswordProblem(password), password).toBeUndefined();
+      expect(personalPasswordProblem(password, "hank.miller@example.com"), password).toBe(passwordMessages.personal);
+    }
+    // The same passwords for someone else's address.
+    expect(personalPasswordProblem("hankmiller1984", "ada@example.com")).toBeUndefined();
+    expect(personalPasswordProblem("a long and private passphrase", "hank.miller@example.com")).toBeUndefined();
+  });
+
+  it("says one thing at a time: a password weak for everyone is not called personal", () => {
+    expect(personalPasswordProblem("hank", "hank@example.com")).toBeUndefined();
+    expect(newPasswordProblem("hank")).toBe(passwordMessages.tooShort);
   });
 });

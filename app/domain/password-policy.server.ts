@@ -14,11 +14,23 @@ export const minPasswordScore = 2;
 const common = new Set((dictionary["passwords-common"] as string[]).map((password) => password.toLowerCase()));
 const strength = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
 
+/** Words every guesser of a password here tries first: the site's name and tagline. */
+const siteWords = ["candor", "transparency", "leadership"];
+
+/** The pieces of an e-mail address a guesser tries: the address, its local part and its words, the domain's name. */
+function personalWords(email: string): string[] {
+  const address = email.trim().toLowerCase();
+  const [local = "", domain = ""] = address.split("@");
+  const words = local.split(/[._+-]+/);
+  return [address, local, words.join(""), ...words, domain.split(".")[0] ?? ""].filter((word) => word.length >= 3);
+}
+
 export const passwordMessages = {
   tooShort: `Use at least ${minPasswordLength} characters.`,
   tooLong: `Use at most ${maxPasswordLength} characters.`,
   common: "This password is too common. Choose one that is harder to guess.",
   weak: "This password is too easy to guess: avoid repeated letters, sequences and keyboard patterns. A few unrelated words make a strong one.",
+  personal: "This password is too close to your e-mail address. Choose one that has nothing to do with it.",
 } as const;
 
 /** True when the password is on the shipped list of common passwords (about 49,000, case-insensitive). */
@@ -26,9 +38,12 @@ export function isCommonPassword(password: string): boolean {
   return common.has(password.toLowerCase());
 }
 
-/** True when zxcvbn estimates the password below the floor (repeats, sequences, keyboard walks, dictionary words). */
-export function isWeakPassword(password: string): boolean {
-  return strength.check(password).score < minPasswordScore;
+/**
+ * True when zxcvbn estimates the password below the floor (repeats, sequences, keyboard walks, dictionary words, the
+ * site's name, and `userInputs`: what a guesser knows of the account).
+ */
+export function isWeakPassword(password: string, userInputs: readonly string[] = []): boolean {
+  return strength.check(password, [...siteWords, ...userInputs]).score < minPasswordScore;
 }
 
 /** Why a new password is refused, or undefined when it may be used: the one rule for every way of setting one. */
@@ -38,6 +53,15 @@ export function newPasswordProblem(password: string): string | undefined {
   if (isCommonPassword(password)) return passwordMessages.common;
   if (isWeakPassword(password)) return passwordMessages.weak;
   return undefined;
+}
+
+/**
+ * Why a new password for the account of `email` is refused beyond `newPasswordProblem`: one that is easy to guess
+ * from the address (its local part, its words, the domain's name), or undefined.
+ */
+export function personalPasswordProblem(password: string, email: string): string | undefined {
+  if (newPasswordProblem(password)) return undefined; // said already, by the rule for every password
+  return isWeakPassword(password, personalWords(email)) ? passwordMessages.personal : undefined;
 }
 
 /** A new password: long enough, not absurdly long, not a common one, not easy to guess. */

@@ -1,6 +1,8 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { RouterContextProvider } from "react-router";
 import { database } from "#app/db/database.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
 import type { Database } from "#app/db/schema.ts";
 import { publicUrl } from "#app/domain/auth.server.ts";
 import {
@@ -36,6 +38,7 @@ export function setVoteKeyCookie(headers: Headers, voteKey: string): Headers {
 
 export function clearVoteKeyCookie(headers: Headers): Headers {
   headers.append("Set-Cookie", `${cookieName()}=; ${attributes(0)}`);
+  headers.append("Set-Cookie", `${pendingCookieName()}=; ${attributes(0)}`);
   return headers;
 }
 
@@ -46,10 +49,14 @@ export function readVoteKey(request: Request): string | null {
   return voteKeyOfCookie(request.headers.get("cookie") ?? "");
 }
 
+/** The value of the cookie `name` in a Cookie request header, or undefined. */
+function cookieValue(cookie: string, name: string): string | undefined {
+  return new RegExp(`(?:^|;\\s*)${name.replace(".", "\\.")}=([^;]*)`).exec(cookie)?.[1];
+}
+
 /** The vote key in a Cookie request header, or null. */
 function voteKeyOfCookie(cookie: string): string | null {
-  const name = cookieName().replace(".", "\\.");
-  return parseVoteKey(new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(cookie)?.[1]);
+  return parseVoteKey(cookieValue(cookie, cookieName()));
 }
 
 /**
@@ -86,6 +93,79 @@ export async function voteKeyAfterPassword(email: string, password: string): Pro
 /** Sets the vote key cookie on `headers` after a password was accepted for `email`. */
 export async function withVoteKey(headers: Headers, email: string, password: string): Promise<Headers> {
   return setVoteKeyCookie(headers, await voteKeyAfterPassword(email, password));
+}
+
+/**
+ * A sign-in that asks for a second factor has the password at its first step and not at its second, but the vote key
+ * may reach the browser only once both are given: whoever has the password alone must not read or change the
+ * account's votes. So the first step sets the key sealed (AES-256-GCM under a key derived from the server secret,
+ * bound to the account and to an expiry ten minutes on, like the second step's own challenge), and the second step,
+ * once the code is right, opens it for the account it signed in and sets the vote key cookie. The browser alone
+ * cannot open it, and a sealed key of one account opens for no other.
+ */
+const pendingSeconds = 10 * 60;
+
+function pendingCookieName(): string {
+  return `${cookieName()}_pending`;
+}
+
+function pendingKey(secret: string): Buffer {
+  return createHmac("sha256", secret).update("candor vote key waiting for a second factor").digest();
+}
+
+function pendingBinding(userId: string, expires: number): Buffer {
+  return Buffer.from(`${userId}\u0000${expires}`, "utf8");
+}
+
+/** The vote key of `userId` sealed under `secret` until `pendingSeconds` after `now`, as a cookie's value. */
+export function sealPendingVoteKey(secret: string, userId: string, voteKey: string, now = Date.now()): string {
+  const expires = now + pendingSeconds * 1000;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", pendingKey(secret), iv);
+  cipher.setAAD(pendingBinding(userId, expires));
+  const sealed = Buffer.concat([cipher.update(voteKey, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return `${expires}.${iv.toString("base64url")}.${sealed.toString("base64url")}`;
+}
+
+/** The vote key in a value of `sealPendingVoteKey`, or null (malformed, expired, altered, another account's). */
+export function openPendingVoteKey(secret: string, userId: string, value: string, now = Date.now()): string | null {
+  const match = /^(\d{13,16})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{40,200})$/.exec(value);
+  if (!match) return null;
+  const expires = Number(match[1]);
+  if (expires <= now) return null;
+  const iv = Buffer.from(match[2]!, "base64url");
+  const sealed = Buffer.from(match[3]!, "base64url");
+  if (iv.length !== 12 || sealed.length <= 16) return null;
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", pendingKey(secret), iv);
+    decipher.setAAD(pendingBinding(userId, expires));
+    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+    const plain = Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]);
+    return parseVoteKey(plain.toString("utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** At the password step of a sign-in that continues with a second factor: the vote key, sealed, on `headers`. */
+export async function withPendingVoteKey(headers: Headers, email: string, password: string): Promise<Headers> {
+  const userId = await userIdOf(email);
+  if (!userId) throw new Error("A password was accepted for an address without an account.");
+  const value = sealPendingVoteKey(serverSecret(), userId, await unlockVoteKey(database().db, userId, password));
+  headers.append("Set-Cookie", `${pendingCookieName()}=${value}; ${attributes(pendingSeconds)}`);
+  return headers;
+}
+
+/**
+ * After the second factor signed `userId` in: the vote key sealed at the password step, opened and set as the vote
+ * key cookie, and the sealed one cleared.
+ */
+export function withVoteKeyAfterSecondFactor(headers: Headers, request: Request, userId: string): Headers {
+  const sealed = cookieValue(request.headers.get("cookie") ?? "", pendingCookieName()) ?? "";
+  const voteKey = openPendingVoteKey(serverSecret(), userId, sealed);
+  if (voteKey) setVoteKeyCookie(headers, voteKey);
+  headers.append("Set-Cookie", `${pendingCookieName()}=; ${attributes(0)}`);
+  return headers;
 }
 
 /** After a password change: the same vote key, wrapped under the new password, set again on `headers`. */

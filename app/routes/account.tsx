@@ -5,7 +5,7 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import {
   accountMessages,
   changePassword,
-  changePasswordSchema,
+  changePasswordSchemaFor,
   codeSchema,
   deleteAccount,
   disableTwoFactor,
@@ -104,7 +104,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
       return outcome({ intent, success: accountMessages.verificationSent });
     }
     case "change-password": {
-      const parsed = changePasswordSchema.safeParse({
+      const parsed = changePasswordSchemaFor(account.email).safeParse({
         currentPassword: field(form, "currentPassword"),
         newPassword: field(form, "newPassword"),
       });

@@ -11,7 +11,7 @@ import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { requireAnonymous, setToast } from "#app/http/session.server.ts";
-import { withVoteKey } from "#app/http/vote-key.server.ts";
+import { withPendingVoteKey, withVoteKey } from "#app/http/vote-key.server.ts";
 
 export function loader({ context, request }: Route.LoaderArgs) {
   requireAnonymous(context);
@@ -45,9 +45,13 @@ export async function action({ context, request }: Route.ActionArgs) {
     return formFailure({ formError: result.message, fieldErrors: { email, password: "" } }, result.status);
 
   await attempt.succeeded();
-  await withVoteKey(result.headers, parsed.data.email, parsed.data.password);
   const target = safeRedirectTarget(form.get("redirectTo"), paths.search());
-  if (result.value.twoFactor) throw redirect(paths.twoFactor(target), { headers: result.headers });
+  // With a second factor to come, the vote key waits for it, sealed (vote-key.server.ts).
+  if (result.value.twoFactor) {
+    await withPendingVoteKey(result.headers, parsed.data.email, parsed.data.password);
+    throw redirect(paths.twoFactor(target), { headers: result.headers });
+  }
+  await withVoteKey(result.headers, parsed.data.email, parsed.data.password);
   throw redirect(target, { headers: setToast(result.headers, "signed-in") });
 }
 

@@ -8,6 +8,7 @@ import { field, formFailure, passwordAttemptOr429, readForm, retryAfterOf } from
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { requireAnonymous, setToast } from "#app/http/session.server.ts";
+import { withVoteKeyAfterSecondFactor } from "#app/http/vote-key.server.ts";
 
 /** The second step of signing in, for accounts with two-factor authentication on. */
 export function loader({ context, request }: Route.LoaderArgs) {
@@ -38,8 +39,9 @@ export async function action({ context, request }: Route.ActionArgs) {
       );
   if (!result.ok) return formFailure({ formError: result.message, fieldErrors: { code: "" } }, result.status);
   await attempt.succeeded();
+  const headers = withVoteKeyAfterSecondFactor(result.headers, request, result.value.userId);
   throw redirect(safeRedirectTarget(form.get("redirectTo"), paths.search()), {
-    headers: setToast(result.headers, "signed-in"),
+    headers: setToast(headers, "signed-in"),
   });
 }
 

@@ -321,11 +321,18 @@ describe("two-factor authentication in the browser", () => {
     await twoFactor.getByLabel("Code from the app").fill(await totpCode(secret));
     await twoFactor.getByRole("button", { name: "Turn on two-factor authentication" }).click();
     await twoFactor.getByText("Two-factor authentication is on").waitFor();
-
-    // A password alone no longer signs in: the code is asked for.
+    const voteKeyOf = async () => {
+      const cookies = await page.context().cookies();
+      return {
+        voteKey: cookies.find((cookie) => cookie.name === "candor.vote_key")?.value,
+        pending: cookies.some((cookie) => cookie.name === "candor.vote_key_pending"),
+      };
+    };
+    // A password alone no longer signs in: the code is asked for, and the vote key waits for it, sealed.
     await signOut(page);
     await signIn(page, email);
     await waitForPath(page, paths.twoFactor(paths.search()));
+    assert.deepEqual(await voteKeyOf(), { voteKey: undefined, pending: true });
     const code = await totpCode(secret);
     await page.getByLabel("Code", { exact: true }).fill(code === "000000" ? "111111" : "000000");
     await page.getByRole("button", { name: "Verify" }).click();
@@ -335,6 +342,9 @@ describe("two-factor authentication in the browser", () => {
     await page.getByRole("button", { name: "Verify" }).click();
     await assertSignedInAt(page, paths.search());
     await toast(page, "signed-in").waitFor();
+    const { voteKey, pending } = await voteKeyOf();
+    assert.match(voteKey ?? "", /^[A-Za-z0-9_-]{43}$/, "the vote key, once the code is given");
+    assert.equal(pending, false, "the sealed one is gone");
 
     // A backup code works once.
     const backupCode = backupCodes[0]!;
@@ -345,7 +355,10 @@ describe("two-factor authentication in the browser", () => {
       await page.getByLabel("a backup code").check();
       await page.getByLabel("Code", { exact: true }).fill(backupCode);
       await page.getByRole("button", { name: "Verify" }).click();
-      if (attempt === "first") await assertSignedInAt(page, paths.search());
+      if (attempt === "first") {
+        await assertSignedInAt(page, paths.search());
+        assert.deepEqual(await voteKeyOf(), { voteKey, pending: false }, "the same vote key after a backup code");
+      }
     }
     await messageBox(page).getByText(accountMessages.codeInvalid).waitFor();
     assert.equal(pathOf(page), paths.twoFactor(paths.search()));

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { accountMessages } from "#app/domain/accounts.server.ts";
+import { passwordMessages } from "#app/domain/password-policy.server.ts";
 import { paths } from "#app/lib/paths.ts";
 import { alertText, newClientIp, newEmail, sameOrigin, Visitor } from "./support/http.ts";
 import { linkIn, waitForMail, waitForMails } from "../support/outbox.ts";
@@ -130,6 +131,26 @@ describe("signing in over HTTP", () => {
     assert.ok(ratio > 0.67 && ratio < 1.5, `unknown e-mail vs wrong password: ${figures}`);
   });
 
+  it("refuses a password made of the new account's own e-mail address, and opens no account", async () => {
+    const email = newEmail("hank.miller");
+    const response = await visitor().post(paths.signUp(), { email, password: email });
+    assert.equal(response.status, 400);
+    assert.ok((await response.text()).includes(passwordMessages.personal));
+    assert.equal((await visitor().post(paths.signIn(), { email, password: email })).status, 401);
+  });
+
+  it("lets no cache keep the account page, which shows the e-mail address; public pages stay cacheable", async () => {
+    const { visitor: person, email } = await member();
+    const account = await person.get(paths.account());
+    assert.equal(account.status, 200);
+    assert.ok((await account.text()).includes(email));
+    assert.equal(account.headers.get("cache-control"), "private, no-store");
+    const guidelines = await visitor().get(paths.guidelines());
+    await guidelines.body?.cancel();
+    assert.equal(guidelines.status, 200);
+    assert.doesNotMatch(guidelines.headers.get("cache-control") ?? "", /no-store/);
+  });
+
   it("sends the session cookie HttpOnly and SameSite=Lax, not Secure over plain HTTP", async () => {
     const response = await visitor().post(paths.signUp(), { email: newEmail(), password });
     assert.equal(response.status, 302);
@@ -205,9 +226,13 @@ describe("e-mail and password recovery over HTTP", () => {
     const mail = await waitForMail(server.outboxDir, { to: email, subject: /Confirm your e-mail address/ });
     const link = linkIn(mail, paths.verifyEmail());
     assert.equal(link.origin, server.baseURL);
-    const confirmed = await person.get(`${link.pathname}${link.search}`);
+    // Opened where nobody is signed in (another device, a mail scanner): it confirms, and signs nobody in.
+    const elsewhere = visitor();
+    const confirmed = await elsewhere.get(`${link.pathname}${link.search}`);
     assert.equal(confirmed.status, 200);
     assert.match(await confirmed.text(), new RegExp(accountMessages.emailVerified.replace(".", "\\.")));
+    assert.deepEqual([...elsewhere.cookies.keys()], [], "no session from the link");
+    assert.equal((await elsewhere.get(paths.account())).status, 302, "the account page asks to sign in");
     assert.match(await (await person.get(paths.account())).text(), /\(confirmed\)/);
   });
 
