@@ -5,6 +5,7 @@ import type { BrowserContextOptions, Page } from "playwright-core";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteria, companyYesNoQuestions, managerYesNoQuestions } from "#app/lib/ratings.ts";
+import { companyTags } from "#app/lib/tags.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import { fillCompanyReview, fillManagerReview, shareCookies, tagBox } from "./support/contribute.ts";
 import { readDemoFacts } from "./support/demo-facts.ts";
@@ -346,6 +347,30 @@ describe("the review forms", () => {
     assert.ok(draft, "no draft");
     const kept = Object.values(JSON.parse(draft) as Record<string, string | string[]>).flat();
     assert.ok(kept.includes(last) && !kept.includes("ment"), draft);
+  });
+
+  it("takes a click on a choice's visible word, and on a tag still folded away, as a choice of it", async () => {
+    const { page } = await newMember({ viewport: phone });
+    await open(page, paths.search());
+    await waitForHydration(page);
+    // The words themselves, as a person (or a test written from the spec) clicks them.
+    await page.getByText("Manager", { exact: true }).click();
+    assert.equal(await page.getByRole("radio", { name: "Manager" }).isChecked(), true);
+    await page.getByRole("radio", { name: "Company" }).check();
+
+    await open(page, paths.reviewCompany(facts.busyCompany.id));
+    await waitForHydration(page);
+    const last = companyTags.at(-1)!;
+    // The last tag lies in the folded part of the list: checking it neither unfolds the list under the pointer
+    // nor chooses another tag.
+    await page.getByRole("checkbox", { name: last, exact: true }).check();
+    await page.getByText(companyTags[0]!, { exact: true }).click();
+    const chosen = await page
+      .locator('input[name="tags"]:checked')
+      .evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+    assert.deepEqual(chosen.toSorted(), [companyTags[0]!, last].toSorted());
+    await page.getByText("Yes", { exact: true }).first().click();
+    assert.equal(await page.locator('input[type="radio"][value="Yes"]:checked').count(), 1);
   });
 
   it("offers industries from the fixed list, the country's known cities, and the country chosen on the search page", async () => {

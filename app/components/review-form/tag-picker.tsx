@@ -85,11 +85,9 @@ export function TagPicker({
           </span>
         </div>
       ) : null}
-      <div
-        className={folded ? "tag-options folded" : "tag-options"}
-        onKeyDown={hydrated ? move : undefined}
-        onFocus={() => setOpen(true)}
-      >
+      {/* Not unfolded on focus: a click focuses its tag first, and unfolding then moved the tag from under the
+          pointer before the click ended, so the click chose another tag or none. The arrow keys unfold (move). */}
+      <div className={folded ? "tag-options folded" : "tag-options"} onKeyDown={hydrated ? move : undefined}>
         {tags.map((tag, index) => {
           const checked = chosen.includes(tag);
           return (
@@ -112,7 +110,7 @@ export function TagPicker({
         })}
       </div>
       {folded ? (
-        // For a pointer; by keyboard, moving into the tags unfolds them.
+        // For a pointer; by keyboard, moving between the tags unfolds them.
         <button type="button" className="link-button" tabIndex={-1} onClick={() => setOpen(true)}>
           Show all {tags.length} tags
         </button>
