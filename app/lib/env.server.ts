@@ -85,6 +85,11 @@ export const envSchema = z.object({
    * stored before and after a request, since a run writes whenever it comes. `npm run admin -- peers` still ranks.
    */
   PEER_RANKING: z.enum(["on", "off"]).default("on"),
+  /**
+   * Every rate limit (sign-in guesses, sign-ups, contributions, the contact form, the API); "off" only for test
+   * suites that drive many accounts from one address. Never on a site people use: it lifts the guessing limits.
+   */
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   /** Where the contact form's messages go. */
   CONTACT_EMAIL: z.email().default("owner@localhost"),
 });

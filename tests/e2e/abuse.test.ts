@@ -252,6 +252,35 @@ describe("rate limits", () => {
   }
 });
 
+describe("RATE_LIMITS=off, for test suites", () => {
+  it("lets one address sign up and guess past every limit, where the default server refuses", async () => {
+    const unlimited = await startServer("sqlite", { env: { DEMO_DATA: "never", RATE_LIMITS: "off" } });
+    try {
+      // No proxy trusted: every request comes from 127.0.0.1, as a test suite's browser does.
+      const signUps = rateLimits.signUp.points + 2;
+      for (let index = 0; index < signUps; index += 1) {
+        await new Visitor(unlimited.baseURL).signUp(newEmail("many"), password);
+      }
+      const email = newEmail("guessed");
+      await new Visitor(unlimited.baseURL).signUp(email, password);
+      const guesser = new Visitor(unlimited.baseURL);
+      for (let attempt = 1; attempt <= rateLimits.signIn.points + 2; attempt += 1) {
+        assert.equal(await status(guesser.signIn(email, `guess number ${attempt}`)), 401, `attempt ${attempt}`);
+      }
+      assert.equal(await status(guesser.signIn(email, password)), 302);
+    } finally {
+      assert.equal(await unlimited.stop(), 0, unlimited.output());
+    }
+    // The same sign-ups from one address on a server with its limits, as out of the box.
+    const statuses: number[] = [];
+    for (let index = 0; index < rateLimits.signUp.points + 1; index += 1) {
+      const visitor = new Visitor(direct.baseURL);
+      statuses.push(await status(visitor.post(paths.signUp(), { email: newEmail("limited"), password })));
+    }
+    assert.equal(statuses.at(-1), 429, statuses.join(", "));
+  });
+});
+
 describe("redirect after sign-in", () => {
   const offSite = [
     "/\t/evil.example",
