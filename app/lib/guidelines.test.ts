@@ -28,6 +28,7 @@ describe("guidelineViolation", () => {
       "Great manager for 3 years, team of 12, raised pay by 10% in 2024.",
       "Worked there 2019-2023. e.g. weekly 1:1s, i.e. real coaching.",
       "Node.js and React were used; the Q3 plan slipped by 2 weeks.",
+      "Layoffs were announced on 2025-01-01 and again on 01.02.2024, then 1 3 2024.",
     ]) {
       expect(guidelineViolation(text), text).toBeUndefined();
     }

@@ -42,12 +42,15 @@ function isLink(word: string): boolean {
 
 // Seven or more digits, allowing the usual separators: +1 (555) 123-4567, 0171 234 5678, 555.123.4567.
 const phonePattern = /(?:\+|\b)\d(?:[ ().-]{0,3}\d){6,}/g;
-// …but a span of years ("2019-2023", "1998 - 2004") is not a phone number.
+// …but a span of years ("2019-2023", "1998 - 2004") is not a phone number, nor is a date ("2025-01-01",
+// "01.02.2024", "1 3 2024").
 const yearSpan = /^(?:19|20)\d\d\s*[-–]\s*(?:19|20)\d\d$/;
+const date = /^(?:(?:19|20)\d\d[-. ]\d{1,2}[-. ]\d{1,2}|\d{1,2}[-. ]\d{1,2}[-. ](?:19|20)\d\d)$/;
 
 function hasPhoneNumber(text: string): boolean {
   for (const [candidate] of text.matchAll(phonePattern)) {
-    if (!yearSpan.test(candidate.trim())) return true;
+    const trimmed = candidate.trim();
+    if (!yearSpan.test(trimmed) && !date.test(trimmed)) return true;
   }
   return false;
 }
