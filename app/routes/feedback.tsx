@@ -54,7 +54,7 @@ export default function FeedbackPage({ actionData }: Route.ComponentProps) {
       <FormMessage error={failure?.formError} success={sent} />
       <Form method="post" className="stack" key={sent ? "sent" : "form"}>
         <Field
-          label="Your e-mail address (optional, for a reply)"
+          label="Email (optional, for a reply)"
           name="email"
           type="email"
           autoComplete="email"

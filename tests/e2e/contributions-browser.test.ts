@@ -569,7 +569,7 @@ describe("the contact form", () => {
     const title = `Correction ${process.pid} ${Date.now()}`;
     await subject.fill(title);
     await message.fill("The city of one company is wrong.");
-    await page.getByLabel("Your e-mail address (optional, for a reply)").fill("reader@example.com");
+    await page.getByLabel("Email (optional, for a reply)").fill("reader@example.com");
     await send.click();
     await page.getByRole("main").getByRole("status").getByText(feedbackMessages.sent, { exact: true }).waitFor();
     const mail = await waitForMail(server.outboxDir, { to: contactEmail, subject: new RegExp(title) });
