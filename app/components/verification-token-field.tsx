@@ -1,11 +1,12 @@
 import { useEffect } from "react";
 import { Link } from "react-router";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { verificationMessages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { decodeToken } from "#app/lib/verification-token.ts";
 import { markInFlight, settleInFlight, tokenFor, useStoredTokens } from "#app/lib/verification-storage.ts";
 
-type State = { values?: Record<string, unknown>; formError?: string; fieldErrors?: Record<string, string> };
+type State = { values?: Record<string, unknown>; formError?: string; fieldErrors?: Record<string, FieldProblem> };
 
 /** A domain a review's badge may name, and whether enough people verified with it this quarter. */
 export type BadgeDomain = { domain: string; badgeAvailable: boolean };

@@ -55,10 +55,7 @@ export function parseParts<T extends Record<string, z.ZodType>>(
 export function contributionRefusal(error: unknown, values: Record<string, unknown>) {
   if (error instanceof ContributionError) return formFailure({ formError: error.message, values }, error.status);
   if (error instanceof VerificationError) {
-    return formFailure(
-      { formError: error.message, fieldErrors: { verification_token: error.message }, values },
-      error.status,
-    );
+    return formFailure({ formError: error.message, fieldErrors: { verification_token: true }, values }, error.status);
   }
   throw error;
 }

@@ -1,6 +1,7 @@
 import { data } from "react-router";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
 import type { z } from "zod";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import {
   beginPasswordAttempt,
   consume,
@@ -14,7 +15,7 @@ const notAForm = "This address takes a form (application/x-www-form-urlencoded o
 
 export type FormFailure = {
   formError?: string;
-  fieldErrors?: Record<string, string>;
+  fieldErrors?: Record<string, FieldProblem>;
   /** What was submitted, to fill the form again. */
   values?: Record<string, unknown>;
 };

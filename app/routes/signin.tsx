@@ -38,11 +38,11 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (refused) return refused;
 
   const parsed = signInSchema.safeParse({ email, password: field(form, "password") });
-  if (!parsed.success)
-    return formFailure({ formError: accountMessages.invalidCredentials, fieldErrors: { email, password: "" } }, 400);
+  // Spec: both fields red, the message once in the box; the e-mail is given back, never the password.
+  const refusal = { fieldErrors: { email: true, password: true }, values: { email } } as const;
+  if (!parsed.success) return formFailure({ formError: accountMessages.invalidCredentials, ...refusal }, 400);
   const result = await signIn(auth(), parsed.data, request.headers);
-  if (!result.ok)
-    return formFailure({ formError: result.message, fieldErrors: { email, password: "" } }, result.status);
+  if (!result.ok) return formFailure({ formError: result.message, ...refusal }, result.status);
 
   await attempt.succeeded();
   const target = safeRedirectTarget(form.get("redirectTo"), paths.search());
@@ -58,8 +58,7 @@ export async function action({ context, request }: Route.ActionArgs) {
 export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const hydrated = useHydrated();
-  const failed = Boolean(actionData?.formError);
-  const [email, setEmail] = useState(actionData?.fieldErrors?.email ?? "");
+  const [email, setEmail] = useState(String(actionData?.values?.email ?? ""));
   const [password, setPassword] = useState("");
   // Spec: submit only when the e-mail is longer than 5 characters and the password longer than 2.
   const ready = email.trim().length > 5 && password.length > 2;
@@ -81,7 +80,7 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
           required
           value={email}
           onChange={(event) => setEmail(event.currentTarget.value)}
-          invalid={failed}
+          error={actionData?.fieldErrors?.email}
         />
         <Field
           label="Password"
@@ -91,7 +90,7 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
           required
           value={password}
           onChange={(event) => setPassword(event.currentTarget.value)}
-          invalid={failed}
+          error={actionData?.fieldErrors?.password}
         />
         <div className="actions">
           <button type="submit" className="button" disabled={(hydrated && !ready) || navigation.state === "submitting"}>

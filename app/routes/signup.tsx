@@ -6,6 +6,7 @@ import { minPasswordLength } from "#app/domain/password-policy.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { field, fieldErrorsOf, formFailure, limitedOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
+import { markedFields } from "#app/lib/form-refusal.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 import { consumeSignUp } from "#app/lib/rate-limit.server.ts";
@@ -34,11 +35,10 @@ export async function action({ context, request }: Route.ActionArgs) {
   const parsed = signUpSchema.safeParse({ email: field(form, "email"), password: field(form, "password") });
   if (!parsed.success) {
     const fieldErrors = fieldErrorsOf(parsed.error);
-    return formFailure({ formError: Object.values(fieldErrors).join(" "), fieldErrors });
+    return formFailure({ formError: Object.values(fieldErrors).join(" "), fieldErrors: markedFields(fieldErrors) });
   }
   const result = await signUp(auth(), parsed.data, request.headers);
-  if (!result.ok)
-    return formFailure({ formError: result.message, fieldErrors: { email: result.message } }, result.status);
+  if (!result.ok) return formFailure({ formError: result.message, fieldErrors: { email: true } }, result.status);
   await withVoteKey(result.headers, parsed.data.email, parsed.data.password);
   throw redirect(safeRedirectTarget(form.get("redirectTo"), paths.search()), {
     headers: setToast(result.headers, "signed-in"),

@@ -63,7 +63,7 @@ export default function TwoFactorPage({ loaderData, actionData }: Route.Componen
           autoComplete="one-time-code"
           required
           maxLength={20}
-          invalid={failed}
+          error={failed || undefined}
         />
         <fieldset className="choices">
           <legend>This code is</legend>

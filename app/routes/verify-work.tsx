@@ -7,6 +7,7 @@ import { clientContext } from "#app/http/client.server.ts";
 import { field, fieldErrorsOf, formFailure, limitedOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { requireAccount } from "#app/http/session.server.ts";
 import { startVerification } from "#app/http/verification.server.ts";
+import { markedFields } from "#app/lib/form-refusal.ts";
 import { verificationLimits } from "#app/lib/limits.ts";
 import { messages, verificationMessages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -34,14 +35,14 @@ export async function action({ context, request, url }: Route.ActionArgs) {
   const parsed = verificationAddressSchema.safeParse(values);
   if (!parsed.success) {
     const fieldErrors = fieldErrorsOf(parsed.error);
-    return formFailure({ formError: fieldErrors.email, fieldErrors, values });
+    return formFailure({ formError: fieldErrors.email, fieldErrors: markedFields(fieldErrors), values });
   }
   let started: Awaited<ReturnType<typeof startVerification>> | undefined;
   const limited = await limitedOrNull(async () => {
     started = await startVerification(context.get(clientContext).ipKey, account.id, parsed.data);
   }).catch((error: unknown) => {
     if (error instanceof VerificationError) {
-      return formFailure({ formError: error.message, fieldErrors: { email: error.message }, values }, error.status);
+      return formFailure({ formError: error.message, fieldErrors: { email: true }, values }, error.status);
     }
     throw error;
   });
@@ -113,7 +114,7 @@ function CodeForm({ challenge, sent }: { challenge: Challenge; sent: string }) {
           pattern="\d{6}"
           maxLength={6}
           required
-          error={state.error}
+          error={state.error ? true : undefined}
         />
         <button type="submit" className="button primary" disabled={state.busy}>
           {state.busy ? "Making your tokens…" : "Get my tokens"}

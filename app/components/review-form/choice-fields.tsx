@@ -1,14 +1,8 @@
+import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { scaleLabels } from "#app/lib/ratings.ts";
 
-type FieldError = { error?: string | undefined };
-
-function ErrorText({ id, error }: { id: string; error?: string | undefined }) {
-  return error ? (
-    <p id={id} className="field-error">
-      {error}
-    </p>
-  ) : null;
-}
+type FieldError = { error?: FieldProblem | undefined };
 
 /**
  * One criterion on the 1–5 scale, each value named (Awful, Ok, Good, Great, Awesome): one Tab stop, the arrow keys
@@ -26,7 +20,7 @@ export function RatingInput({
     <fieldset
       id={`${name}-field`}
       className={error ? "rating-input invalid" : "rating-input"}
-      aria-describedby={error ? errorId : undefined}
+      aria-describedby={problemAttributes(error, errorId)["aria-describedby"]}
     >
       <legend>{label}</legend>
       <div className="rating-options">
@@ -50,7 +44,7 @@ export function RatingInput({
           );
         })}
       </div>
-      <ErrorText id={errorId} error={error} />
+      <FieldProblemText id={errorId} problem={error} />
     </fieldset>
   );
 }
@@ -67,7 +61,7 @@ export function YesNoCards({
     <fieldset
       id={`${name}-field`}
       className={error ? "yes-no invalid" : "yes-no"}
-      aria-describedby={error ? errorId : undefined}
+      aria-describedby={problemAttributes(error, errorId)["aria-describedby"]}
     >
       <legend>{question}</legend>
       <div className="yes-no-options">
@@ -78,7 +72,7 @@ export function YesNoCards({
           </label>
         ))}
       </div>
-      <ErrorText id={errorId} error={error} />
+      <FieldProblemText id={errorId} problem={error} />
     </fieldset>
   );
 }

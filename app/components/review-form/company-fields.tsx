@@ -1,5 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
+import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { industrySectionOf, industrySections } from "#app/lib/industries.ts";
 import { fieldLengths } from "#app/lib/limits.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -132,14 +134,13 @@ export function TextField({
   /** From app/lib/limits.ts, the same limit the schema enforces. */
   maxLength: number;
   value?: string | undefined;
-  error?: string | undefined;
+  error?: FieldProblem | undefined;
   type?: string;
   hint?: string;
   /** The id of a datalist of suggestions. */
   list?: string | undefined;
   onChange?: (value: string) => void;
 }) {
-  const described = [hint ? `${name}-hint` : null, error ? `${name}-error` : null].filter(Boolean).join(" ");
   return (
     <div className={error ? "field invalid" : "field"}>
       <label htmlFor={name}>{label}</label>
@@ -157,15 +158,10 @@ export function TextField({
         list={list}
         autoComplete={list ? "off" : undefined}
         defaultValue={value}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described || undefined}
+        {...problemAttributes(error, `${name}-error`, hint ? `${name}-hint` : null)}
         onChange={onChange ? (event) => onChange(event.currentTarget.value) : undefined}
       />
-      {error ? (
-        <p id={`${name}-error`} className="field-error">
-          {error}
-        </p>
-      ) : null}
+      <FieldProblemText id={`${name}-error`} problem={error} />
     </div>
   );
 }
@@ -186,7 +182,7 @@ export function CompanyFields({
   /** The country to start with, when the visitor came from a search in that country. */
   defaultCountry?: string | undefined;
   values?: Record<string, unknown> | undefined;
-  errors?: Record<string, string> | undefined;
+  errors?: Record<string, FieldProblem> | undefined;
   prefix?: string;
   onChooseExisting?: (company: Suggestion) => void;
 }) {
@@ -216,7 +212,7 @@ export function CompanyFields({
           name={`${prefix}country`}
           required
           defaultValue={country}
-          aria-invalid={error("country") ? true : undefined}
+          {...problemAttributes(error("country"), `${prefix}country-error`)}
           onChange={(event) => setCountry(event.currentTarget.value)}
         >
           <option value="" disabled>
@@ -228,7 +224,7 @@ export function CompanyFields({
             </option>
           ))}
         </select>
-        {error("country") ? <p className="field-error">{error("country")}</p> : null}
+        <FieldProblemText id={`${prefix}country-error`} problem={error("country")} />
       </div>
       <TextField
         name={`${prefix}city`}
@@ -273,8 +269,7 @@ export function CompanyFields({
           name={`${prefix}industry`}
           required
           defaultValue={industrySectionOf(value("industry") ?? "")?.code ?? ""}
-          aria-invalid={error("industry") ? true : undefined}
-          aria-describedby={`${prefix}industry-hint${error("industry") ? ` ${prefix}industry-error` : ""}`}
+          {...problemAttributes(error("industry"), `${prefix}industry-error`, `${prefix}industry-hint`)}
         >
           <option value="" disabled>
             Choose an industry
@@ -285,11 +280,7 @@ export function CompanyFields({
             </option>
           ))}
         </select>
-        {error("industry") ? (
-          <p id={`${prefix}industry-error`} className="field-error">
-            {error("industry")}
-          </p>
-        ) : null}
+        <FieldProblemText id={`${prefix}industry-error`} problem={error("industry")} />
       </div>
     </>
   );

@@ -1,5 +1,7 @@
 import { YesNoCards } from "./choice-fields.tsx";
 import { fillStateOfCity, KnownCities, type StartingCities, TextField } from "./company-fields.tsx";
+import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { fieldLengths } from "#app/lib/limits.ts";
 
 /**
@@ -14,7 +16,7 @@ export function ManagerFields({
   company,
 }: {
   values?: Record<string, unknown> | undefined;
-  errors?: Record<string, string> | undefined;
+  errors?: Record<string, FieldProblem> | undefined;
   withDepartment: boolean;
   company?:
     { country: string; countryName: string; city: string; state: string; cities?: StartingCities["items"] } | undefined;
@@ -56,8 +58,9 @@ export function ManagerFields({
             type="text"
             maxLength={fieldLengths.department}
             defaultValue={value("department")}
+            {...problemAttributes(errors?.department, "department-error")}
           />
-          {errors?.department ? <p className="field-error">{errors.department}</p> : null}
+          <FieldProblemText id="department-error" problem={errors?.department} />
         </div>
       ) : null}
       <TextField

@@ -6,6 +6,8 @@ import {
   managerYesNoQuestions,
   scaleLabels,
 } from "#app/lib/ratings.ts";
+import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { RatingInput, YesNoCards } from "./choice-fields.tsx";
 import { FormSection } from "./form-section.tsx";
@@ -15,7 +17,7 @@ import { TagPicker } from "./tag-picker.tsx";
 /** Values to show again after a refused submission, and the message of each refused field. */
 export type FormState = {
   values?: Record<string, unknown> | undefined;
-  fieldErrors?: Record<string, string> | undefined;
+  fieldErrors?: Record<string, FieldProblem> | undefined;
 };
 
 function text(values: FormState["values"], key: string): string | undefined {
@@ -112,14 +114,9 @@ export function CompanyReviewFields({ state }: { state: FormState }) {
           name="recent_layoffs"
           type="date"
           defaultValue={text(values, "recent_layoffs")}
-          aria-describedby={`recent_layoffs-hint${errors?.recent_layoffs ? " recent_layoffs-error" : ""}`}
-          aria-invalid={errors?.recent_layoffs ? true : undefined}
+          {...problemAttributes(errors?.recent_layoffs, "recent_layoffs-error", "recent_layoffs-hint")}
         />
-        {errors?.recent_layoffs ? (
-          <p id="recent_layoffs-error" className="field-error">
-            {errors.recent_layoffs}
-          </p>
-        ) : null}
+        <FieldProblemText id="recent_layoffs-error" problem={errors?.recent_layoffs} />
       </div>
     </ReviewFields>
   );

@@ -1,4 +1,6 @@
 import { useState } from "react";
+import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { guidelineViolation } from "#app/lib/guidelines.ts";
 import { reviewTextLength } from "#app/lib/limits.ts";
 
@@ -10,7 +12,7 @@ export function ReviewText({
 }: {
   label: string;
   defaultValue?: string | undefined;
-  error?: string | undefined;
+  error?: FieldProblem | undefined;
 }) {
   const [length, setLength] = useState(defaultValue.length);
   // The guidelines a machine can check, said while typing; the server refuses the same.
@@ -29,8 +31,7 @@ export function ReviewText({
         minLength={6}
         required
         defaultValue={defaultValue}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={`review_text-hint review_text-count${error ? " review_text-error" : ""}`}
+        {...problemAttributes(error, "review_text-error", "review_text-hint", "review_text-count")}
         onChange={(event) => {
           setLength(event.currentTarget.value.length);
           setWarning(guidelineViolation(event.currentTarget.value));
@@ -39,13 +40,10 @@ export function ReviewText({
       <p id="review_text-count" className="hint counter" aria-live="polite">
         {(reviewTextLength.max - length).toLocaleString("en")} characters left
       </p>
-      {error ? (
-        <p id="review_text-error" className="field-error">
-          {error}
-        </p>
-      ) : null}
+      <FieldProblemText id="review_text-error" problem={error} />
       <p className="field-warning" role="status">
-        {warning && warning !== error ? warning : null}
+        {/* Not twice: a refusal says the submitted text's problem beside the field, or in the message box (`true`). */}
+        {warning && error !== true && warning !== error ? warning : null}
       </p>
     </div>
   );

@@ -1,4 +1,6 @@
 import { type KeyboardEvent, useState } from "react";
+import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { maxTagsPerReview } from "#app/lib/limits.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 
@@ -18,7 +20,7 @@ export function TagPicker({
 }: {
   tags: readonly string[];
   defaultValue?: string[] | undefined;
-  error?: string | undefined;
+  error?: FieldProblem | undefined;
 }) {
   const [chosen, setChosen] = useState<string[]>(defaultValue);
   const [current, setCurrent] = useState(0);
@@ -57,13 +59,17 @@ export function TagPicker({
   const folded = hydrated && !open && !wanted;
 
   return (
-    <fieldset id="tags-field" className={error ? "tag-picker invalid" : "tag-picker"} aria-describedby="tags-status">
+    <fieldset
+      id="tags-field"
+      className={error ? "tag-picker invalid" : "tag-picker"}
+      aria-describedby={problemAttributes(error, "tags-error", "tags-status")["aria-describedby"]}
+    >
       <legend>Tags</legend>
       <p id="tags-status" className="hint" aria-live="polite">
         {chosen.length} of {maxTagsPerReview} chosen. Choose at least one.
         {hydrated ? " Arrow keys move between tags." : null}
       </p>
-      {error ? <p className="field-error">{error}</p> : null}
+      <FieldProblemText id="tags-error" problem={error} />
       {hydrated ? (
         <div className="tag-search">
           <label htmlFor="tag-search" className="visually-hidden">

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
-import { formRefusal } from "#app/lib/form-refusal.ts";
+import { type FieldProblem, formRefusal } from "#app/lib/form-refusal.ts";
 import { contributionMessages, reviewKeyTexts, toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import {
@@ -21,7 +21,7 @@ import { dropDraft } from "./use-draft.ts";
 /** A refusal as the form shows it: the message box, the fields it names, and what was typed. */
 export type TokenRefusal = {
   formError: string;
-  fieldErrors?: Record<string, string>;
+  fieldErrors?: Record<string, FieldProblem>;
   values?: Record<string, unknown>;
 };
 
@@ -85,7 +85,7 @@ export function useTokenReview(managerId: number, draftKey: string) {
         setRefusal({ ...formRefusal(problem.errors), values });
       } else if (problem?.code?.startsWith("token-")) {
         // The verification token sent for the badge was refused: the badge field says so.
-        setRefusal({ formError: message, fieldErrors: { verification_token: message }, values });
+        setRefusal({ formError: message, fieldErrors: { verification_token: true }, values });
       } else {
         setRefusal({ formError: message, values });
       }
