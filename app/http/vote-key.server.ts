@@ -152,6 +152,9 @@ export async function withPendingVoteKey(headers: Headers, email: string, passwo
   const userId = await userIdOf(email);
   if (!userId) throw new Error("A password was accepted for an address without an account.");
   const value = sealPendingVoteKey(serverSecret(), userId, await unlockVoteKey(database().db, userId, password));
+  // A vote key this browser still holds (an account whose session ended elsewhere) must not outlive the sign-in of
+  // another: it goes now, and the account's own comes with the second factor.
+  headers.append("Set-Cookie", `${cookieName()}=; ${attributes(0)}`);
   headers.append("Set-Cookie", `${pendingCookieName()}=${value}; ${attributes(pendingSeconds)}`);
   return headers;
 }
@@ -163,9 +166,13 @@ export async function withPendingVoteKey(headers: Headers, email: string, passwo
 export function withVoteKeyAfterSecondFactor(headers: Headers, request: Request, userId: string): Headers {
   const sealed = cookieValue(request.headers.get("cookie") ?? "", pendingCookieName()) ?? "";
   const voteKey = openPendingVoteKey(serverSecret(), userId, sealed);
-  if (voteKey) setVoteKeyCookie(headers, voteKey);
-  headers.append("Set-Cookie", `${pendingCookieName()}=; ${attributes(0)}`);
-  return headers;
+  if (voteKey) {
+    setVoteKeyCookie(headers, voteKey);
+    headers.append("Set-Cookie", `${pendingCookieName()}=; ${attributes(0)}`);
+    return headers;
+  }
+  // Expired or dropped: no vote key at all rather than one left from before (the next sign-in brings it).
+  return clearVoteKeyCookie(headers);
 }
 
 /** After a password change: the same vote key, wrapped under the new password, set again on `headers`. */

@@ -328,8 +328,11 @@ describe("two-factor authentication in the browser", () => {
         pending: cookies.some((cookie) => cookie.name === "candor.vote_key_pending"),
       };
     };
-    // A password alone no longer signs in: the code is asked for, and the vote key waits for it, sealed.
+    // A password alone no longer signs in: the code is asked for, and the vote key waits for it, sealed. A vote key
+    // left in this browser (another account's, whose session ended elsewhere) does not outlive the password step.
     await signOut(page);
+    const origin = new URL(page.url()).origin;
+    await page.context().addCookies([{ name: "candor.vote_key", value: "A".repeat(43), url: origin }]);
     await signIn(page, email);
     await waitForPath(page, paths.twoFactor(paths.search()));
     assert.deepEqual(await voteKeyOf(), { voteKey: undefined, pending: true });
