@@ -61,6 +61,17 @@ describeEachEngine("password reset", (database) => {
     expect(await passwordSignsIn(auth, account.email, newPassword)).toBe(true);
   });
 
+  it("refuses a new password made of the account's own address, as sign-up does, and keeps the link", async () => {
+    const auth = createTestAuth(database());
+    const account = await signUpAccount(auth, "hank.miller@example.com");
+    const token = await resetToken(auth, account.email);
+
+    const personal = await resetPassword(auth, { token, password: "hankmiller1984" });
+    expect(personal).toEqual({ ok: false, message: passwordMessages.personal, status: 400 });
+    expect(await passwordSignsIn(auth, account.email, "hankmiller1984")).toBe(false);
+    expect((await resetPassword(auth, { token, password: newPassword })).ok).toBe(true);
+  });
+
   it("retires the account's earlier links once one of them has set a new password", async () => {
     const auth = createTestAuth(database());
     const account = await signUpAccount(auth);

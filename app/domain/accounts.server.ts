@@ -7,7 +7,7 @@ import { runInBackground } from "#app/lib/background.server.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { type Auth, checkPassword, signInChecked } from "#app/domain/auth.server.ts";
-import { newPasswordSchema, personalPasswordProblem } from "./password-policy.server.ts";
+import { newPasswordSchema, passwordMessages, personalPasswordProblem } from "./password-policy.server.ts";
 
 /** The texts of the accounts area; the first is the spec's. */
 export const accountMessages = {
@@ -98,9 +98,16 @@ function isApiError(error: unknown): error is APIError {
   return error instanceof APIError;
 }
 
+/** A refusal of the new password by the password rule (auth.server.ts's hook), said as the rule says it. */
+function passwordRefusalOf(error: APIError): string | undefined {
+  const said: unknown = error.body?.message;
+  return Object.values(passwordMessages).find((message) => message === said);
+}
+
 /**
- * Runs a better-auth call. A refusal (a 4xx from better-auth) becomes `message` with `status`; anything else is a
- * fault and is thrown. The cookies the call set are kept for the caller to forward.
+ * Runs a better-auth call. A refusal (a 4xx from better-auth) becomes `message` with `status`, or the password rule's
+ * own message when that refused; anything else is a fault and is thrown. The cookies the call set are kept for the
+ * caller to forward.
  */
 async function attempt<T>(
   call: () => Promise<{ headers?: Headers; value: T }>,
@@ -111,7 +118,7 @@ async function attempt<T>(
     const { headers, value } = await call();
     return { ok: true, headers: headers ? cookiesOf(headers) : new Headers(), value };
   } catch (error) {
-    if (isApiError(error) && error.statusCode < 500) return failure(message, status);
+    if (isApiError(error) && error.statusCode < 500) return failure(passwordRefusalOf(error) ?? message, status);
     throw error;
   }
 }

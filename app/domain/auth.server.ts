@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
 import { type BetterAuthOptions, betterAuth } from "better-auth";
-import { APIError, createAuthMiddleware } from "better-auth/api";
+import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Kysely } from "kysely";
 import type { DatabaseHandle, Engine } from "#app/db/connection.server.ts";
@@ -114,6 +114,26 @@ const newPasswordFields: Record<string, string> = {
   "/change-password": "newPassword",
 };
 
+type AuthContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+
+/**
+ * The e-mail address of the account whose password a request sets: the sign-up's own, the reset link's account (the
+ * token is looked up as better-auth will, unspent), or the signed-in account changing its password.
+ */
+async function accountEmailOf(ctx: AuthContext, body: Record<string, unknown> | undefined): Promise<string | null> {
+  if (typeof body?.email === "string") return body.email;
+  if (ctx.path === "/reset-password") {
+    const token = typeof body?.token === "string" ? body.token : undefined;
+    const verification = token
+      ? await ctx.context.internalAdapter.findVerificationValue(`reset-password:${token}`)
+      : null;
+    const user = verification ? await ctx.context.internalAdapter.findUserById(verification.value) : null;
+    return user?.email ?? null;
+  }
+  if (ctx.path === "/change-password") return (await getSessionFromCtx(ctx))?.user.email ?? null;
+  return null;
+}
+
 export function publicUrl(): string {
   const { PUBLIC_URL, PORT } = env();
   return (PUBLIC_URL ?? `http://localhost:${PORT}`).replace(/\/+$/, "");
@@ -206,12 +226,13 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
         const field = newPasswordFields[ctx.path];
         const body = ctx.body as Record<string, unknown> | undefined;
         const password: unknown = field ? body?.[field] : undefined;
-        const email = typeof body?.email === "string" ? body.email : undefined;
-        const problem =
-          typeof password === "string"
-            ? (newPasswordProblem(password) ?? (email ? personalPasswordProblem(password, email) : undefined))
-            : undefined;
+        if (typeof password !== "string") return;
+        const problem = newPasswordProblem(password);
         if (problem) throw new APIError("BAD_REQUEST", { message: problem });
+        // The account's own address and name are weak words for its password, however it is set.
+        const email = await accountEmailOf(ctx, body);
+        const personal = email ? personalPasswordProblem(password, email) : undefined;
+        if (personal) throw new APIError("BAD_REQUEST", { message: personal });
       }),
       after: createAuthMiddleware(async (ctx) => {
         if (!sessionKeeping.has(ctx.path)) sessionsRevoked();
