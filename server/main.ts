@@ -29,6 +29,9 @@ async function serve(config: ReturnType<typeof env>) {
 
 try {
   const config = env();
+  if (config.RATE_LIMITS === "off" && cluster.isPrimary) {
+    logger.warn("RATE_LIMITS=off: no rate limit at all (sign-in guesses included); for test suites only");
+  }
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
     if (engineOf(config.DATABASE_URL) === "sqlite") {
       throw new Error(

@@ -271,6 +271,8 @@ export type PasswordAttempt = { succeeded: () => Promise<void> };
  * while the first ones are still being checked.
  */
 export async function beginPasswordAttempt(ipKey: string, accountKey: string | null): Promise<PasswordAttempt> {
+  // RATE_LIMITS=off: nothing counted, so nothing given back either (no negative counts left for a later run).
+  if (env().RATE_LIMITS === "off") return { succeeded: async () => {} };
   await consume("signIn", ipKey);
   const pair = accountKey === null ? null : `${accountKey}:${ipKey}`;
   if (accountKey !== null && pair !== null) {
