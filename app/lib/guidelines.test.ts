@@ -18,7 +18,17 @@ describe("guidelineViolation", () => {
   });
 
   it("refuses phone numbers in common formats", () => {
-    for (const text of ["call +1 (555) 123-4567", "ring 0171 234 5678", "555.123.4567", "5551234567"]) {
+    for (const text of [
+      "call +1 (555) 123-4567",
+      "ring 0171 234 5678",
+      "555.123.4567",
+      "5551234567",
+      // Shaped like dates, but no month or day is above 31 or both above 12: phone numbers.
+      "Call him at 2012 34 56",
+      "Text 99 99 2099",
+      "2055-99-99",
+      "2024-13-14",
+    ]) {
       expect(guidelineViolation(text), text).toBe(guidelineMessages.phone);
     }
   });
@@ -29,6 +39,7 @@ describe("guidelineViolation", () => {
       "Worked there 2019-2023. e.g. weekly 1:1s, i.e. real coaching.",
       "Node.js and React were used; the Q3 plan slipped by 2 weeks.",
       "Layoffs were announced on 2025-01-01 and again on 01.02.2024, then 1 3 2024.",
+      "The reorg of 12/31 was dated 31.12.2024 in the mail and 2024-12-31 on the wiki; it went live 12 31 2024.",
     ]) {
       expect(guidelineViolation(text), text).toBeUndefined();
     }

@@ -45,12 +45,21 @@ const phonePattern = /(?:\+|\b)\d(?:[ ().-]{0,3}\d){6,}/g;
 // …but a span of years ("2019-2023", "1998 - 2004") is not a phone number, nor is a date ("2025-01-01",
 // "01.02.2024", "1 3 2024").
 const yearSpan = /^(?:19|20)\d\d\s*[-–]\s*(?:19|20)\d\d$/;
-const date = /^(?:(?:19|20)\d\d[-. ]\d{1,2}[-. ]\d{1,2}|\d{1,2}[-. ]\d{1,2}[-. ](?:19|20)\d\d)$/;
+const dateParts = /^(?:(?:19|20)\d\d([-. ])(\d{1,2})\1(\d{1,2})|(\d{1,2})([-. ])(\d{1,2})\5(?:19|20)\d\d)$/;
+
+/** A whole date: year, month, day (or day and month, either way round, then the year), with one separator. */
+function isDate(text: string): boolean {
+  const parts = dateParts.exec(text);
+  if (!parts) return false;
+  const [first, second] = (parts[1] ? [parts[2], parts[3]] : [parts[4], parts[6]]).map(Number) as [number, number];
+  if (first < 1 || second < 1) return false;
+  return parts[1] ? first <= 12 && second <= 31 : Math.min(first, second) <= 12 && Math.max(first, second) <= 31;
+}
 
 function hasPhoneNumber(text: string): boolean {
   for (const [candidate] of text.matchAll(phonePattern)) {
     const trimmed = candidate.trim();
-    if (!yearSpan.test(trimmed) && !date.test(trimmed)) return true;
+    if (!yearSpan.test(trimmed) && !isDate(trimmed)) return true;
   }
   return false;
 }
