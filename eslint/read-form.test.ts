@@ -16,8 +16,13 @@ tester.run("page actions read their form with readForm", rule, {
   valid: [`const form = await readForm(request);`, `const data = new FormData(); data.append("a", "b");`].map(
     (code) => ({ code: `async function f(request, readForm) { ${code} }`, options }),
   ),
-  invalid: [`const form = await request.formData();`, `return (await req.formData()).get("a");`].map((code) => ({
-    code: `async function f(request, req) { ${code} }`,
+  invalid: [
+    `const form = await request.formData();`,
+    `return (await req.formData()).get("a");`,
+    `const form = await args.request.formData();`,
+    `const { request: incoming } = args; const form = await incoming.formData();`,
+  ].map((code) => ({
+    code: `async function f(request, req, args) { ${code} }`,
     options,
     errors: [{ message }],
   })),

@@ -10,9 +10,10 @@ import {
   RateLimitedError,
 } from "#app/lib/rate-limit.server.ts";
 
-/** What a form action answers on bad input: a message for the form and one per field, as in the spec's message box. */
+/** The 400 for a page action sent a body that is no form. */
 const notAForm = "This address takes a form (application/x-www-form-urlencoded or multipart/form-data).";
 
+/** What a form action answers on bad input: a message for the form and one per field, as in the spec's message box. */
 export type FormFailure = {
   formError?: string;
   fieldErrors?: Record<string, FieldProblem>;
