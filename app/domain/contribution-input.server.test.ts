@@ -107,6 +107,10 @@ describe.each(reviewForms)("the $kind review schema", ({ schema, form, criteria,
     expect(guidelineMessages.email).toMatch(/no personal information/);
     expect(guidelineMessages.phone).toMatch(/no personal information/);
     expect(text("I worked there 2019-2023 and liked it")).toEqual([]);
+    // A right-to-left override would show "moc.emca@eod.enaj" as jane.doe@acme.com: removed, it is checked as stored.
+    expect(text("Write to \u202Emoc.emca@eod.enaj\u202C about the culture")).toEqual([guidelineMessages.email]);
+    const parsed = schema.parse(form({ review_text: "Fair \u2067boss\u2069 and \u202Ekind team\u202C overall" }));
+    expect(parsed.review_text).toBe("Fair boss and kind team overall");
   });
 
   it("refuses profanity, also when spelled around a filter, but not words that merely contain one", () => {

@@ -26,8 +26,16 @@ const yesNo = z
   .union([z.enum(["Yes", "No"]), z.boolean()], { error: m.answer })
   .transform((value) => (value === "Yes" || value === true ? 1 : 0));
 
+/**
+ * The bidirectional embeddings, overrides and isolates (U+202A–E, U+2066–9): no script needs them typed, and an
+ * override shows text in another order than it is stored, so what readers see would not be what the guidelines
+ * checked. Removed before the text is checked; joiners stay (Persian and emoji need them).
+ */
+const bidiControls = /[\u202A-\u202E\u2066-\u2069]/gu;
+
 const reviewText = z
   .string({ error: m.textTooShort })
+  .overwrite((text) => text.replace(bidiControls, ""))
   .trim()
   .min(reviewTextLength.min, m.textTooShort)
   .max(reviewTextLength.max, m.textTooLong)
