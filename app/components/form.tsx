@@ -1,34 +1,8 @@
-import { useEffect, useId, useRef } from "react";
+import { useId } from "react";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
+import { formMessageId } from "./form-message.tsx";
 
-/** The message box's id: a field refused for the reason the box says is described by the box. */
-export const formMessageId = "form-message";
-
-/**
- * The form's message box: errors are announced to screen readers as they appear, and scrolled into view, since a
- * field refused alone is only marked and the box says why (docs/decisions/0039-a-refusal-is-said-once.md).
- */
-export function FormMessage({ error, success }: { error?: string | undefined; success?: string | undefined }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (error) box.current?.scrollIntoView({ block: "nearest" });
-  }, [error]);
-  if (error) {
-    return (
-      <div ref={box} id={formMessageId} className="message-box error" role="alert">
-        {error}
-      </div>
-    );
-  }
-  if (success) {
-    return (
-      <div className="message-box success" role="status">
-        {success}
-      </div>
-    );
-  }
-  return null;
-}
+export { FormMessage, formMessageId } from "./form-message.tsx";
 
 /**
  * What marks a refused field's control: `aria-invalid`, and a description from the field's own message (`errorId`) or,

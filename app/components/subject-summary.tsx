@@ -7,7 +7,7 @@ import { messages, summaryMessages } from "#app/lib/messages.ts";
 import { criterionLabels, scaleLabels } from "#app/lib/ratings.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
 import { AddPrompt, EmptyState } from "./empty-state.tsx";
-import { FormMessage } from "./form.tsx";
+import { FormMessage } from "./form-message.tsx";
 import { AverageBars, Bar, ScaleLegend } from "./rating-bars.tsx";
 import { ReviewList } from "./review-card.tsx";
 import { RatingFace } from "./rating-face.tsx";

@@ -275,6 +275,8 @@ describe("the review forms", () => {
       "Tags and your words",
     ]);
     const statuses = () => sections.locator(".section-status").allTextContents();
+    // The counts are the script's: wait for the third section's before reading them.
+    await sections.locator(".section-status").nth(2).waitFor();
     const progress = page.locator("progress#form-progress");
     const total = companyCriteria.length + Object.keys(companyYesNoQuestions).length + 2;
     assert.deepEqual(await statuses(), [`${companyCriteria.length} to answer`, "3 to answer", "2 to answer"]);
