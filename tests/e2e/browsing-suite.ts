@@ -471,6 +471,9 @@ export function describeBrowsing(engine: Engine): void {
         assert.equal(pathOf(page), paths.signIn(paths.company(busyCompany.id)));
         await page.getByRole("link", { name: "Create account" }).click();
         await page.waitForURL((url) => url.pathname === "/signup");
+        // The address changes before the new page is drawn (a transition): the sign-in page's fields, also named
+        // Email and Password, may still be there. Fill the sign-up page's.
+        await page.getByRole("heading", { level: 1, name: "Create an account" }).waitFor();
         await page.getByLabel("Email", { exact: true }).fill(newEmail("returning"));
         await page.getByLabel("Password", { exact: true }).fill(password);
         await page.getByRole("button", { name: messages.signUp }).click();
