@@ -6,6 +6,7 @@ import { NotFound } from "./components/not-found.tsx";
 import { SiteFooter } from "./components/site-footer.tsx";
 import { SiteHeader } from "./components/site-header.tsx";
 import { paths } from "./lib/paths.ts";
+import { type LoadFailure, loadingOr } from "./http/load-failure.server.ts";
 import { publicationSettings } from "./domain/publication.server.ts";
 import { PublicationNote, ReviewKeyNote } from "./components/publication-note.tsx";
 import { contributionMessages, messages, publicationNote, verificationMessages } from "./lib/messages.ts";
@@ -30,7 +31,8 @@ import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal
 /** Once per request: who is signed in, and whether a toast is waiting (then cleared, so it shows once). */
 export const middleware: Route.MiddlewareFunction[] = [
   async ({ request, context }, next) => {
-    context.set(accountContext, await loadAccount(request));
+    // The spec's session wrapper: if who is signed in cannot be read, the page says so ("Error context; signin: …").
+    context.set(accountContext, await loadingOr("signin", () => loadAccount(request)));
     const toast = readToast(request);
     context.set(toastContext, toast);
     const response = await next();
@@ -112,6 +114,10 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   // A browser request that never reached us ("Failed to fetch") is the network's fault, not the site's.
   const offline = error instanceof TypeError && /failed to fetch|network/i.test(error.message);
   const unavailable = isRouteErrorResponse(error) && error.status === 503;
+  // A page whose data could not be read says which (the spec's "Error loading companies: {message}" and its kin).
+  const failure: unknown = isRouteErrorResponse(error)
+    ? (error.data as Partial<LoadFailure> | null)?.failureText
+    : null;
   return (
     <section className="page narrow">
       <title>{`${messages.unexpectedError} · ${messages.siteName}`}</title>
@@ -119,11 +125,13 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
       <p role="alert">
         {offline
           ? contributionMessages.network
-          : unavailable
-            ? contributionMessages.unavailable
-            : isRouteErrorResponse(error)
-              ? `${error.status} ${error.statusText}`
-              : contributionMessages.somethingWrong}
+          : typeof failure === "string"
+            ? failure
+            : unavailable
+              ? contributionMessages.unavailable
+              : isRouteErrorResponse(error)
+                ? `${error.status} ${error.statusText}`
+                : contributionMessages.somethingWrong}
       </p>
       <p>
         <Link to={paths.home()}>Back to the search</Link>

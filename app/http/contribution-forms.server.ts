@@ -3,7 +3,10 @@ import type { z } from "zod";
 import { ContributionError, type Submission } from "#app/domain/contributions.server.ts";
 import { VerificationError } from "#app/domain/verification.server.ts";
 import { fieldErrorsOf, formFailure, rateLimitOrNull } from "#app/http/forms.server.ts";
-import type { PublicationNoteKind } from "#app/lib/messages.ts";
+import { contributionMessages, type PublicationNoteKind } from "#app/lib/messages.ts";
+import { failureText } from "#app/lib/failures.ts";
+import { failureReasonOf } from "#app/http/load-failure.server.ts";
+import { unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { setBadgeNote, setPublicationNote, setReviewKey, setToast, type ToastKind } from "#app/http/session.server.ts";
 import type { RateLimitName } from "#app/lib/rate-limit.server.ts";
 import { formRefusal } from "#app/lib/form-refusal.ts";
@@ -51,13 +54,27 @@ export function parseParts<T extends Record<string, z.ZodType>>(
   return { ok: true, data: parsed as { [K in keyof T]: z.infer<T[K]> } };
 }
 
-/** Turns a refused write (already reviewed, company exists, not found) into the form's answer; rethrows the rest. */
-export function contributionRefusal(error: unknown, values: Record<string, unknown>) {
+/**
+ * Turns a refused write (already reviewed, company exists, not found) into the form's answer. A write that failed
+ * (the database away, a fault of ours) comes back as the form again with what was typed and the spec's words for it:
+ * "Error inserting data: {message}", or for a new manager "Something went wrong, please try again". The write ran in
+ * one transaction, so nothing of it was stored.
+ */
+export function contributionRefusal(error: unknown, values: Record<string, unknown>, kind: ContributionKind) {
   if (error instanceof ContributionError) return formFailure({ formError: error.message, values }, error.status);
   if (error instanceof VerificationError) {
     return formFailure({ formError: error.message, fieldErrors: { verification_token: true }, values }, error.status);
   }
-  throw error;
+  if (!(error instanceof Error)) throw error;
+  const reason = failureReasonOf(error, `a contribution (${kind})`);
+  const formError =
+    kind !== "manager"
+      ? failureText("insert", reason)
+      : reason === "unavailable"
+        ? contributionMessages.unavailable
+        : contributionMessages.somethingWrong;
+  if (reason !== "unavailable") return formFailure({ formError, values }, 500);
+  return formFailure({ formError, values }, 503, { "Retry-After": String(unavailableRetryAfterSeconds) });
 }
 
 /**
@@ -107,7 +124,7 @@ export async function contributionAction<T extends Parts>(options: {
   try {
     submission = await options.write(parsed.data);
   } catch (error) {
-    return contributionRefusal(error, values);
+    return contributionRefusal(error, values, options.kind);
   }
   return afterSubmission(submission, options.toast, options.targets(parsed.data));
 }

@@ -97,6 +97,19 @@ export const contributionMessages = {
   network: "Check your network connection",
 } as const;
 
+/**
+ * The spec's error catalogue for data that could not be read or written: "{what}: {message}". The message is always
+ * one of ours (unavailable or something went wrong), never an internal error's own text (decision 0040).
+ */
+export const failureMessages = {
+  companies: "Error loading companies",
+  managers: "Error loading managers",
+  suggestions: "Error loading suggestions",
+  search: "Error searching companies",
+  insert: "Error inserting data",
+  signin: "Error context; signin",
+} as const;
+
 /** Helpful votes (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md). */
 export const voteMessages = {
   count: (count: number) => `${count.toLocaleString("en")} found this helpful`,

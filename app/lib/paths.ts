@@ -113,6 +113,7 @@ export const paths = {
   verifyWork: () => "/verify-work",
   verificationKeys: (domain?: string) => withQuery("/.well-known/candor-keys.json", { domain }),
   verificationTokensApi: () => "/api/v1/verification/tokens",
+  apiSuggestions: (q: string) => withQuery("/api/v1/companies/suggestions", { q }),
   apiSearch: (kind: SearchKind, country: string, q: string) =>
     withQuery(kind === "manager" ? "/api/v1/managers" : "/api/v1/companies", { country, q }),
 } as const;

@@ -17,9 +17,14 @@ import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
 import { PeerComparisons, PeerHeadline, TrendChart } from "#app/components/trends-and-peers.tsx";
 import { rankedMinReviews } from "#app/domain/percentiles.server.ts";
+import { loadingOr } from "#app/http/load-failure.server.ts";
 import { voteStateOf } from "#app/http/vote-key.server.ts";
 
-export async function loader({ context, params, request, url: address }: Route.LoaderArgs) {
+export function loader(args: Route.LoaderArgs) {
+  return loadingOr("companies", () => companyPage(args));
+}
+
+async function companyPage({ context, params, request, url: address }: Route.LoaderArgs) {
   const id = parseId(params.companyId);
   const db = readerFor(request, context);
   const company = id === undefined ? undefined : await findCompany(db, id);

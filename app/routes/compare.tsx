@@ -9,6 +9,7 @@ import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
 import { compareLimits, maxSearchTermLength } from "#app/lib/limits.ts";
 import { compareMessages, messages, peerMessages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
+import { loadingOr } from "#app/http/load-failure.server.ts";
 import {
   companyCountedYesNo,
   companyCriteria,
@@ -26,7 +27,13 @@ type Found = { id: number; name: string; href: string };
  * page's "Add to compare" with one; a GET form finds more in a country, each result linking to the comparison with
  * it added, so the page works without JavaScript and every state has an address.
  */
-export async function loader({ request }: Route.LoaderArgs) {
+export function loader({ request }: Route.LoaderArgs) {
+  const { searchParams } = new URL(request.url);
+  const managers = searchParams.has("manager") || searchParams.get("kind") === "manager";
+  return loadingOr(managers ? "managers" : "companies", () => comparePage(request));
+}
+
+async function comparePage(request: Request) {
   const url = new URL(request.url);
   const query = parseCompareQuery(url.searchParams, { minimum: false });
   const db = readerFor(request);

@@ -23,8 +23,13 @@ import { readerFor } from "#app/http/read-database.server.ts";
 import { PeerComparisons, PeerHeadline, TrendChart } from "#app/components/trends-and-peers.tsx";
 import { rankedMinReviews } from "#app/domain/percentiles.server.ts";
 import { voteStateOf } from "#app/http/vote-key.server.ts";
+import { loadingOr } from "#app/http/load-failure.server.ts";
 
-export async function loader({ context, params, request, url: address }: Route.LoaderArgs) {
+export function loader(args: Route.LoaderArgs) {
+  return loadingOr("managers", () => managerPage(args));
+}
+
+async function managerPage({ context, params, request, url: address }: Route.LoaderArgs) {
   const id = parseId(params.managerId);
   const db = readerFor(request, context);
   const manager = id === undefined ? undefined : await findManager(db, id);

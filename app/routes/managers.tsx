@@ -10,8 +10,13 @@ import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
+import { loadingOr } from "#app/http/load-failure.server.ts";
 
-export async function loader({ request }: Route.LoaderArgs) {
+export function loader({ request }: Route.LoaderArgs) {
+  return loadingOr("managers", () => managersPage(request));
+}
+
+async function managersPage(request: Request) {
   const company = await companyOfQuery(request);
   if (!company) return data({ company: null, managers: null }, { status: 404 });
   const after = new URL(request.url).searchParams.get("after");

@@ -12,11 +12,13 @@ import { plural } from "#app/lib/format.ts";
 import { preferredCountry, rememberCountry } from "#app/lib/preferred-country.ts";
 import { scaleLabels } from "#app/lib/ratings.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { failureText } from "#app/lib/failures.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 import { maxSearchTermLength } from "#app/lib/limits.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
+import { loadingOr } from "#app/http/load-failure.server.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 
@@ -28,9 +30,15 @@ export function loader({ request }: Route.LoaderArgs) {
   const q = (url.searchParams.get("q") ?? "").slice(0, 100);
   const after = url.searchParams.get("after");
   const db = readerFor(request);
-  return Promise.all([search(db, { kind, country, q, after }), listsBeforeATerm(db, { kind, country, q })]).then(
-    ([results, lists]) => ({ kind, country, q, countries: countryList, results, lists }),
-  );
+  // The spec's words for what could not be loaded: managers, a search of companies by name, or companies' lists.
+  const failure = kind === "manager" ? "managers" : q.trim() ? "search" : "companies";
+  return loadingOr(failure, async () => {
+    const [results, lists] = await Promise.all([
+      search(db, { kind, country, q, after }),
+      listsBeforeATerm(db, { kind, country, q }),
+    ]);
+    return { kind, country, q, countries: countryList, results, lists };
+  });
 }
 
 /** Before a term is typed, a chosen country shows its most reviewed and best rated companies or managers. */
@@ -130,20 +138,24 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
     }
     const controller = new AbortController();
     request.current = controller;
+    let status = 0;
     try {
       const response = await fetch(paths.apiSearch(kind, country, term), { signal: controller.signal });
+      status = response.status;
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const page = (await response.json()) as CompanyPage & ManagerPage;
       setLive({ kind, country, q: term, results: kind === "manager" ? { kind, page } : { kind, page }, error: null });
     } catch (error) {
       if (controller.signal.aborted) return;
-      const offline = error instanceof TypeError;
+      // No answer at all is the network's fault ("Failed to fetch"); an answer that is an error is ours.
+      const offline = status === 0 && error instanceof TypeError;
+      const failure = kind === "manager" ? "managers" : "search";
       setLive({
         kind,
         country,
         q: term,
         results: null,
-        error: offline ? contributionMessages.network : contributionMessages.somethingWrong,
+        error: offline ? contributionMessages.network : failureText(failure, status === 503 ? "unavailable" : "other"),
       });
     }
   }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
+import { failureText } from "#app/lib/failures.ts";
 import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { industrySectionOf, industrySections } from "#app/lib/industries.ts";
@@ -15,6 +16,35 @@ type Suggestions = { items: Suggestion[] };
 const showFrom = 2;
 const fetchFrom = 5;
 
+/** The companies listed under names like `term` (from 5 characters), or what kept them from loading. */
+function useSuggestions(term: string) {
+  const [found, setFound] = useState<{ term: string; items?: Suggestion[]; error?: string } | null>(null);
+  useEffect(() => {
+    if (term.length < fetchFrom) return;
+    const controller = new AbortController();
+    const timer = setTimeout(async () => {
+      let status = 0;
+      try {
+        const response = await fetch(paths.apiSuggestions(term), { signal: controller.signal });
+        status = response.status;
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        const { items } = (await response.json()) as Suggestions;
+        setFound({ term, items });
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        const reason =
+          status === 0 && error instanceof TypeError ? "network" : status === 503 ? "unavailable" : "other";
+        setFound({ term, error: failureText("suggestions", reason) });
+      }
+    }, 250);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [term]);
+  return found;
+}
+
 /**
  * Companies already listed under a similar name, while a name is typed. `onChoose` turns each into a button that
  * picks it (adding a manager); without it they are links to the existing company (adding a company).
@@ -26,24 +56,22 @@ function SimilarCompanies({
   typed: string;
   onChoose?: ((company: Suggestion) => void) | undefined;
 }) {
-  const fetcher = useFetcher<Suggestions>();
-  const { load } = fetcher;
   const term = typed.trim();
-  useEffect(() => {
-    if (term.length < fetchFrom) return;
-    const timer = setTimeout(() => void load(`/api/v1/companies/suggestions?q=${encodeURIComponent(term)}`), 250);
-    return () => clearTimeout(timer);
-  }, [term, load]);
+  const found = useSuggestions(term);
   if (term.length < showFrom) return null;
-  const items = term.length >= fetchFrom ? (fetcher.data?.items ?? []) : [];
+  const current = found?.term === term ? found : null;
+  // The companies found for what was typed before stay until those of the new text arrive, as the list narrows.
+  const items = found?.items ?? [];
   return (
     <div className="suggestions" aria-live="polite">
       {term.length < fetchFrom ? (
         <p className="hint">Type at least {fetchFrom} characters to see companies already listed.</p>
-      ) : items.length === 0 ? (
-        <p className="hint">
-          {fetcher.state === "idle" ? "No similar company is listed yet." : "Looking for similar companies…"}
+      ) : current?.error ? (
+        <p className="hint" role="alert">
+          {current.error}
         </p>
+      ) : items.length === 0 ? (
+        <p className="hint">{current ? "No similar company is listed yet." : "Looking for similar companies…"}</p>
       ) : (
         <>
           <p className="hint">Possible duplicates already listed:</p>

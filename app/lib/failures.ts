@@ -1,0 +1,18 @@
+import { contributionMessages, failureMessages } from "./messages.ts";
+
+export type FailureKind = keyof typeof failureMessages;
+
+/** Why it failed, in the reader's words: the database briefly away, the network, or anything else. */
+export type FailureReason = "unavailable" | "network" | "other";
+
+const reasons: Record<FailureReason, string> = {
+  unavailable: contributionMessages.unavailable,
+  network: contributionMessages.network,
+  other: contributionMessages.somethingWrong,
+};
+
+/** "Error loading companies: Something went wrong, please try again"; the spec's search failure takes no message. */
+export function failureText(kind: FailureKind, reason: FailureReason): string {
+  if (kind === "search") return failureMessages.search;
+  return `${failureMessages[kind]}: ${reasons[reason]}`;
+}
