@@ -62,6 +62,7 @@ const cacheablePaths = [
 const perQuery = /^\/(?:search$|api\/)/;
 
 const signedInPaths = [/^\/company\/\d+$/, /^\/manager-profile\/\d+$/];
+const signedInCacheControl = "private, no-cache";
 
 /**
  * What an answer shows, for invalidation (app/lib/data-version.server.ts): a company's or a manager's own pages
@@ -352,8 +353,9 @@ export function createPageCache({
       if (res.statusCode !== 200 || res.hasHeader("set-cookie")) return;
       if (shared && (shared.personal || !shared.shownReviews)) return;
       if (dataVersion() !== version || !unchangedSince(stamp, tags)) return;
+      // The page for every signed-in reader is private to them as a group: kept here, never by a shared cache.
       const cacheControl = String(res.getHeader("cache-control") ?? "");
-      if (/no-store|private/.test(cacheControl)) return;
+      if (/no-store/.test(cacheControl) || (!shared && /private/.test(cacheControl))) return;
       const headers: Array<[string, string]> = [];
       for (const [name, value] of Object.entries(res.getHeaders())) {
         if (perResponseHeaders.has(name)) continue;
@@ -406,6 +408,9 @@ export function createPageCache({
     }
     markMiss(res);
     res.locals.sharedReader = reader;
+    // Kept with the page and sent with every hit: a browser may keep it and ask again (ETag), a shared cache (a CDN,
+    // a company proxy) keeps none of it, so a signed-out reader behind it never gets the signed-in page.
+    res.setHeader("Cache-Control", signedInCacheControl);
     delete req.headers.cookie;
     capture(req, res, key, reader);
     next();

@@ -166,11 +166,14 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       const first = await visitor.get(path);
       const html = await first.text();
       assert.equal(first.headers.get("x-cache"), "miss");
+      // Kept here for every signed-in reader, never by a shared cache in between (which has no notion of sessions).
+      assert.equal(first.headers.get("cache-control"), "private, no-cache");
       // fetch asks for gzip (and br): the kept copy's compressed forms are made in zlib's threads, then served.
       for (;;) {
         const again = await visitor.get(path);
         const body = await again.text();
         assert.equal(again.headers.get("x-cache"), "hit");
+        assert.equal(again.headers.get("cache-control"), "private, no-cache");
         const etag = again.headers.get("etag") ?? "";
         if (/-(br|gzip)"$/.test(etag)) {
           assert.equal(again.headers.get("content-encoding"), etag.endsWith('-br"') ? "br" : "gzip");
@@ -180,6 +183,10 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         assert.equal(again.headers.get("content-encoding"), null, "sent as kept until the forms are stored");
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
+      // The signed-out copy of the same page stays for everyone, shared caches included.
+      const signedOut = await fetch(new URL(path, server.baseURL), { headers: { "X-Forwarded-For": newClientIp() } });
+      await signedOut.body?.cancel();
+      assert.doesNotMatch(signedOut.headers.get("cache-control") ?? "", /private|no-store|no-cache/);
     });
 
     it("shows a new review to signed-in readers at their next view, and a reader's own votes at once", async () => {
