@@ -50,6 +50,15 @@ function rateLimitHeaders(headers: Headers, state: RateLimitState): void {
   headers.set("RateLimit-Reset", String(state.resetSeconds));
 }
 
+/**
+ * A write says its limit only. The write limit is counted per client address, which a whole office shares behind
+ * one NAT: what remains of it would tell a colleague (or a manager) polling it that someone there just wrote.
+ * A client that spends it is told when to come back by the 429's Retry-After.
+ */
+function writeLimitHeader(headers: Headers, state: RateLimitState): void {
+  headers.set("RateLimit-Limit", String(state.limit));
+}
+
 const retryAfter = { "Retry-After": String(unavailableRetryAfterSeconds) };
 
 /**
@@ -181,7 +190,7 @@ export function apiWrite(
       if (args.request.method !== "POST") return methodNotAllowed(allow);
       const ipKey = args.context.get(clientContext).ipKey;
       // A write that must leave no counter row beside it (a helpful vote) counts only against its own limit.
-      if (sharedLimit) rateLimitHeaders(headers, await consumeApi("apiWrite", ipKey));
+      if (sharedLimit) writeLimitHeader(headers, await consumeApi("apiWrite", ipKey));
       const userId = await requestAccountId(args);
       if (contribution) await consume(contributionLimits[contribution], ipKey);
       return handler({ ...args, author: { userId } });
@@ -200,7 +209,7 @@ export function apiOpenWrite(
     closedAnswer(async (headers) => {
       if (args.request.method !== "POST") return methodNotAllowed(allow);
       const ipKey = args.context.get(clientContext).ipKey;
-      rateLimitHeaders(headers, await consumeApi("apiWrite", ipKey));
+      writeLimitHeader(headers, await consumeApi("apiWrite", ipKey));
       await consume(limit, ipKey);
       return handler(args);
     });

@@ -838,6 +838,9 @@ describe("rate limits", () => {
     assertStatus(firstWrite, 401);
     const writeLimit = Number(firstWrite.response.headers.get("ratelimit-limit"));
     assert.ok(writeLimit > 0, "RateLimit-Limit on writes");
+    // What remains of a limit shared by everyone behind the client's address would show their writes: not said.
+    assert.equal(firstWrite.response.headers.get("ratelimit-remaining"), null);
+    assert.equal(firstWrite.response.headers.get("ratelimit-reset"), null);
     for (let index = 1; index < writeLimit; index += 1) {
       assertStatus(await client.post(writes[0]![0], writes[0]![1], { ip }), 401);
     }
