@@ -16,6 +16,11 @@ export function problemAttributes(problem: FieldProblem | undefined, errorId: st
   };
 }
 
+/** The class of a field's wrapper: red once the field is refused. */
+export function fieldClass(problem: FieldProblem | undefined): string {
+  return problem ? "field invalid" : "field";
+}
+
 /** A refused field's own message, beside it; nothing when the form's message box says it. */
 export function FieldProblemText({ id, problem }: { id: string; problem: FieldProblem | undefined }) {
   return typeof problem === "string" && problem ? (
@@ -38,7 +43,7 @@ type FieldProps = {
 export function Field({ label, name, type = "text", error, hint, ...input }: FieldProps) {
   const id = useId();
   return (
-    <div className={error ? "field invalid" : "field"}>
+    <div className={fieldClass(error)}>
       <label htmlFor={id}>{label}</label>
       {hint ? (
         <p id={`${id}-hint`} className="hint">
@@ -67,7 +72,7 @@ type TextAreaFieldProps = {
 export function TextAreaField({ label, name, error, ...textarea }: TextAreaFieldProps) {
   const id = useId();
   return (
-    <div className={error ? "field invalid" : "field"}>
+    <div className={fieldClass(error)}>
       <label htmlFor={id}>{label}</label>
       <textarea id={id} name={name} {...problemAttributes(error, `${id}-error`)} {...textarea} />
       <FieldProblemText id={`${id}-error`} problem={error} />

@@ -19,7 +19,7 @@ export function formRefusal(errors: { field: string; message: string }[]): {
   const messages: Record<string, string> = {};
   for (const { field, message } of errors) messages[field.split(".")[0] || "form"] ??= message;
   const fields = Object.keys(messages);
-  if (fields.length === 1) return { formError: messages[fields[0]!]!, fieldErrors: { [fields[0]!]: true } };
+  if (fields.length === 1) return { formError: messages[fields[0]!]!, fieldErrors: markedFields(messages) };
   return { formError: correctFields, fieldErrors: messages };
 }
 

@@ -1,7 +1,7 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { renderSVG } from "uqr";
 import type { Route } from "./+types/account.ts";
-import { Field, FormMessage } from "#app/components/form.tsx";
+import { Field, FormMessage, fieldClass } from "#app/components/form.tsx";
 import {
   accountMessages,
   changePassword,
@@ -304,7 +304,7 @@ export default function AccountPage({ loaderData, actionData }: Route.ComponentP
           button="Delete my account"
           buttonClass="button button-danger"
         >
-          <div className={confirmError ? "field invalid" : "field"}>
+          <div className={fieldClass(confirmError)}>
             <label className="checkbox">
               <input
                 type="checkbox"

@@ -1,6 +1,6 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/moderation-queue.ts";
-import { FormMessage, TextAreaField } from "#app/components/form.tsx";
+import { FormMessage, TextAreaField, fieldClass } from "#app/components/form.tsx";
 import { CompanyReview, ManagerReview } from "#app/components/review-card.tsx";
 import { database } from "#app/db/database.server.ts";
 import { decide, decisionSchema, ModerationError, moderationQueue } from "#app/domain/moderation.server.ts";
@@ -193,7 +193,7 @@ export default function ModerationQueuePage({ loaderData, actionData }: Route.Co
                     </div>
                   ))}
                 </fieldset>
-                <div className={errors?.fieldErrors?.reason ? "field invalid" : "field"}>
+                <div className={fieldClass(errors?.fieldErrors?.reason)}>
                   <label htmlFor={`${prefix}-reason`}>Reason (for a removal)</label>
                   <select
                     id={`${prefix}-reason`}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import { failureText } from "#app/lib/failures.ts";
-import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import { FieldProblemText, problemAttributes, fieldClass } from "#app/components/form.tsx";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { industrySectionOf, industrySections } from "#app/lib/industries.ts";
 import { fieldLengths } from "#app/lib/limits.ts";
@@ -170,7 +170,7 @@ export function TextField({
   onChange?: (value: string) => void;
 }) {
   return (
-    <div className={error ? "field invalid" : "field"}>
+    <div className={fieldClass(error)}>
       <label htmlFor={name}>{label}</label>
       {hint ? (
         <p id={`${name}-hint`} className="hint">
@@ -233,7 +233,7 @@ export function CompanyFields({
         onChange={setTyped}
       />
       <SimilarCompanies typed={typed} onChoose={onChooseExisting} />
-      <div className={error("country") ? "field invalid" : "field"}>
+      <div className={fieldClass(error("country"))}>
         <label htmlFor={`${prefix}country`}>Country</label>
         <select
           id={`${prefix}country`}
@@ -287,7 +287,7 @@ export function CompanyFields({
         error={error("glassdoor_url")}
         maxLength={fieldLengths.glassdoor_url}
       />
-      <div className={error("industry") ? "field invalid" : "field"}>
+      <div className={fieldClass(error("industry"))}>
         <label htmlFor={`${prefix}industry`}>Industry</label>
         <p id={`${prefix}industry-hint`} className="hint">
           The company&apos;s main activity, as the United Nations classifies industries (ISIC).

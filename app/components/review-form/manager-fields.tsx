@@ -1,6 +1,6 @@
 import { YesNoCards } from "./choice-fields.tsx";
 import { fillStateOfCity, KnownCities, type StartingCities, TextField } from "./company-fields.tsx";
-import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import { FieldProblemText, problemAttributes, fieldClass } from "#app/components/form.tsx";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { fieldLengths } from "#app/lib/limits.ts";
 
@@ -50,7 +50,7 @@ export function ManagerFields({
         maxLength={fieldLengths.title}
       />
       {withDepartment ? (
-        <div className={errors?.department ? "field invalid" : "field"}>
+        <div className={fieldClass(errors?.department)}>
           <label htmlFor="department">Department (optional)</label>
           <input
             id="department"

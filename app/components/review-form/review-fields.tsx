@@ -6,7 +6,7 @@ import {
   managerYesNoQuestions,
   scaleLabels,
 } from "#app/lib/ratings.ts";
-import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import { FieldProblemText, problemAttributes, fieldClass } from "#app/components/form.tsx";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { companyTags, managerTags } from "#app/lib/tags.ts";
 import { RatingInput, YesNoCards } from "./choice-fields.tsx";
@@ -104,7 +104,7 @@ export function CompanyReviewFields({ state }: { state: FormState }) {
       questions={companyYesNoQuestions}
       tags={companyTags}
     >
-      <div className={errors?.recent_layoffs ? "field invalid" : "field"}>
+      <div className={fieldClass(errors?.recent_layoffs)}>
         <label htmlFor="recent_layoffs">Recent layoffs (optional)</label>
         <p id="recent_layoffs-hint" className="hint">
           The day of the latest layoffs you know of. Leave empty if there were none.

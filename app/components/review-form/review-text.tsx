@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { FieldProblemText, problemAttributes } from "#app/components/form.tsx";
+import { FieldProblemText, problemAttributes, fieldClass } from "#app/components/form.tsx";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { guidelineViolation } from "#app/lib/guidelines.ts";
 import { reviewTextLength } from "#app/lib/limits.ts";
@@ -18,7 +18,7 @@ export function ReviewText({
   // The guidelines a machine can check, said while typing; the server refuses the same.
   const [warning, setWarning] = useState<string | undefined>(undefined);
   return (
-    <div className={error ? "field invalid" : "field"}>
+    <div className={fieldClass(error)}>
       <label htmlFor="review_text">{label}</label>
       <p id="review_text-hint" className="hint">
         Describe what you saw and how it affected your work. No names, links, e-mail addresses or phone numbers.
