@@ -115,9 +115,9 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const offline = error instanceof TypeError && /failed to fetch|network/i.test(error.message);
   const unavailable = isRouteErrorResponse(error) && error.status === 503;
   // A page whose data could not be read says which (the spec's "Error loading companies: {message}" and its kin).
-  const failure: unknown = isRouteErrorResponse(error)
-    ? (error.data as Partial<LoadFailure> | null)?.failureText
-    : null;
+  const loadFailure = isRouteErrorResponse(error) ? (error.data as Partial<LoadFailure> | null) : null;
+  const failure: unknown = loadFailure?.failureText;
+  const detail: unknown = loadFailure?.failureDetail;
   return (
     <section className="page narrow">
       <title>{`${messages.unexpectedError} · ${messages.siteName}`}</title>
@@ -133,6 +133,7 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
                 ? `${error.status} ${error.statusText}`
                 : contributionMessages.somethingWrong}
       </p>
+      {typeof detail === "string" ? <p>{detail}</p> : null}
       <p>
         <Link to={paths.home()}>Back to the search</Link>
       </p>

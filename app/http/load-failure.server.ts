@@ -1,13 +1,13 @@
 import { data } from "react-router";
 import { isDatabaseUnavailable } from "#app/db/unavailable.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
-import { type FailureKind, type FailureReason, failureText } from "#app/lib/failures.ts";
+import { type FailureKind, type FailureReason, failureDetail, failureText } from "#app/lib/failures.ts";
 
 /**
  * What the root error boundary is given when a page's data could not be read: the sentence to show, made here so
  * that the pages' first load carries no code to make it.
  */
-export type LoadFailure = { failureText: string };
+export type LoadFailure = { failureText: string; failureDetail?: string | undefined };
 
 /** An error of ours or of the database, as opposed to a thrown answer (a redirect, a 404) that passes as it is. */
 function isFault(error: unknown): error is Error {
@@ -37,7 +37,10 @@ export async function loadingOr<T>(failure: FailureKind, work: () => Promise<T>)
   } catch (error) {
     if (!isFault(error)) throw error;
     const reason = failureReasonOf(error, `loading (${failure})`);
-    const answer: LoadFailure = { failureText: failureText(failure, reason) };
+    const answer: LoadFailure = {
+      failureText: failureText(failure, reason),
+      failureDetail: failureDetail(failure, reason),
+    };
     throw data(answer, { status: reason === "unavailable" ? 503 : 500 });
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { failureText } from "./failures.ts";
+import { failureDetail, failureText } from "./failures.ts";
 
 describe("failures", () => {
   it("says what could not be loaded, with a reason of ours, as the spec's catalogue writes it", () => {
@@ -14,5 +14,10 @@ describe("failures", () => {
 
   it("says a failed search of companies without a message, as the spec does", () => {
     expect(failureText("search", "unavailable")).toBe("Error searching companies");
+    // The reason is then said apart, so the reader still learns whether to try again now or in a moment.
+    expect(failureDetail("search", "unavailable")).toBe(
+      "Candor is briefly unavailable. Please try again in a few seconds.",
+    );
+    expect(failureDetail("companies", "unavailable")).toBeUndefined();
   });
 });

@@ -16,3 +16,8 @@ export function failureText(kind: FailureKind, reason: FailureReason): string {
   if (kind === "search") return failureMessages.search;
   return `${failureMessages[kind]}: ${reasons[reason]}`;
 }
+
+/** The reason said apart, for the failure whose own words take none ("Error searching companies"). */
+export function failureDetail(kind: FailureKind, reason: FailureReason): string | undefined {
+  return kind === "search" ? reasons[reason] : undefined;
+}

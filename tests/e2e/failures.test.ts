@@ -79,6 +79,9 @@ function describeFailures(engine: Engine): void {
           assert.equal(status, 500, path);
           assert.ok(html.includes(unexpected), `${path} shows the error page`);
           assert.equal(alertText(html), says, path);
+          // The search's own words take no reason: it follows them, in a paragraph of its own.
+          if (says === failureMessages.search)
+            assert.ok(html.includes(`<p>${contributionMessages.somethingWrong}</p>`));
           assert.doesNotMatch(html, /no such table|does not exist|_away|SELECT|at .*\.ts:\d+/i, path);
         });
         // Once the table is back the same address answers (the failure was not kept by the page cache).
