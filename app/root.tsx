@@ -9,7 +9,8 @@ import { paths } from "./lib/paths.ts";
 import { type LoadFailure, loadingOr } from "./http/load-failure.server.ts";
 import { publicationSettings } from "./domain/publication.server.ts";
 import { PublicationNote, ReviewKeyNote } from "./components/publication-note.tsx";
-import { contributionMessages, messages, publicationNote, verificationMessages } from "./lib/messages.ts";
+import { contributionMessages, messages, publicationNote } from "./lib/messages.ts";
+import { verificationMessages } from "./lib/verification-messages.ts";
 import { verificationSettings } from "./domain/verification.server.ts";
 import {
   accountContext,

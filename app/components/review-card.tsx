@@ -8,7 +8,7 @@ import type {
   ReviewCard,
 } from "#app/domain/public-shapes.server.ts";
 import { formatMonth } from "#app/lib/format.ts";
-import { verificationMessages } from "#app/lib/messages.ts";
+import { verifiedBadge } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import {
   type CompanyCriterion,
@@ -82,7 +82,7 @@ function SubjectReview<C extends CompanyCriterion | ManagerCriterion, Y extends 
           {formatMonth(review.month)}
         </p>
       </header>
-      {verifiedDomain ? <p className="verified-badge">{verificationMessages.badge(verifiedDomain)}</p> : null}
+      {verifiedDomain ? <p className="verified-badge">{verifiedBadge(verifiedDomain)}</p> : null}
       <p className="review-text">{review.text}</p>
       <Tags tags={review.tags} />
       {flags.length > 0 && (

@@ -1,7 +1,7 @@
 import { useEffect } from "react";
 import { Link } from "react-router";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
-import { verificationMessages } from "#app/lib/messages.ts";
+import { verificationMessages } from "#app/lib/verification-messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { decodeToken } from "#app/lib/verification-token.ts";
 import { markInFlight, settleInFlight, tokenFor, useStoredTokens } from "#app/lib/verification-storage.ts";

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { Database } from "#app/db/schema.ts";
 import { keyIdOf } from "#app/lib/blind-rsa.server.ts";
-import { verificationMessages as m } from "#app/lib/messages.ts";
+import { verificationMessages as m } from "#app/lib/verification-messages.ts";
 import { blindSignPartially, generatePbrsaKey, type PbrsaPublicKey, verifyPartially } from "#app/lib/pbrsa.server.ts";
 import { createPrivateKey } from "node:crypto";
 import { decodeReviewToken, encodeReviewToken, reviewTokenInfo, reviewTokenMessage } from "#app/lib/review-token.ts";

@@ -26,7 +26,7 @@ import {
 } from "#app/lib/blind-rsa.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
-import { verificationMessages as m } from "#app/lib/messages.ts";
+import { verificationMessages as m } from "#app/lib/verification-messages.ts";
 import { verificationLimits } from "#app/lib/limits.ts";
 import { decodeToken, quarterOf, tokenMessage } from "#app/lib/verification-token.ts";
 

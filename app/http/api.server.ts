@@ -12,12 +12,8 @@ import { VoteError } from "#app/domain/helpful-votes.server.ts";
 import { bearerAccount } from "#app/http/api-auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
-import {
-  contributionMessages,
-  type PublicationNoteKind,
-  publicationNote,
-  verificationMessages,
-} from "#app/lib/messages.ts";
+import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import { verificationMessages } from "#app/lib/verification-messages.ts";
 import { problem } from "#app/http/problem.server.ts";
 import { TextResponse } from "#app/http/text-response.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";

@@ -46,13 +46,8 @@ import {
 import { decisionBodySchema, reportSchema, reviewKeyRequestSchema } from "#app/domain/moderation.server.ts";
 import { releaseBodySchema } from "#app/domain/signals.server.ts";
 import { searchListLength } from "#app/domain/subjects.server.ts";
-import {
-  compareMessages,
-  contributionMessages,
-  messages,
-  verificationMessages,
-  voteMessages,
-} from "#app/lib/messages.ts";
+import { compareMessages, contributionMessages, messages, voteMessages } from "#app/lib/messages.ts";
+import { verificationMessages } from "#app/lib/verification-messages.ts";
 import { moderationMessages, signalMessages } from "#app/lib/moderation.ts";
 import { reviewSorts } from "#app/domain/reviews.server.ts";
 import { helpfulVoteSchema } from "#app/domain/helpful-votes.server.ts";

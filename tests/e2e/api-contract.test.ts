@@ -6,12 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { maxBodyBytes } from "#app/http/api-request.server.ts";
-import {
-  contributionMessages,
-  type PublicationNoteKind,
-  publicationNote,
-  verificationMessages,
-} from "#app/lib/messages.ts";
+import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import { verificationMessages } from "#app/lib/verification-messages.ts";
 import { reviewListMessages } from "#app/domain/reviews.server.ts";
 import { compareMessages } from "#app/lib/messages.ts";
 import {

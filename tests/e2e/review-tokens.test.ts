@@ -5,7 +5,7 @@ import { after, describe, it } from "node:test";
 import { modInverse, modPow } from "#app/lib/modular.ts";
 import { paths } from "#app/lib/paths.ts";
 import { bytesToBigint, decodeReviewToken, derivePublicExponent, reviewTokenInfo } from "#app/lib/review-token.ts";
-import { verificationMessages } from "#app/lib/messages.ts";
+import { verificationMessages } from "#app/lib/verification-messages.ts";
 import {
   companyDraft,
   companyEntries,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { verificationMessages } from "#app/lib/messages.ts";
+import { verifiedBadge } from "#app/lib/messages.ts";
+import { verificationMessages } from "#app/lib/verification-messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
 import {
@@ -121,7 +122,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         const card = page
           .locator(".review-card")
           .filter({ has: page.getByText("A verified view: steady work and honest leads.", { exact: true }) });
-        await card.getByText(verificationMessages.badge(company.domain), { exact: true }).waitFor();
+        await card.getByText(verifiedBadge(company.domain), { exact: true }).waitFor();
         assert.equal((await storedTokens(visit)).length, 2, "the spent token left the browser");
 
         // The database holds no address, and only the hash of the spent token.
@@ -201,7 +202,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         await page
           .locator(".review-card")
           .filter({ has: page.getByText(managerText, { exact: true }) })
-          .getByText(verificationMessages.badge(company.domain), { exact: true })
+          .getByText(verifiedBadge(company.domain), { exact: true })
           .waitFor();
         assert.equal((await storedTokens(visit)).length, 1, "the spent token left the browser");
 
@@ -219,7 +220,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         await page
           .locator(".review-card")
           .filter({ has: page.getByText(companyText, { exact: true }) })
-          .getByText(verificationMessages.badge(company.domain), { exact: true })
+          .getByText(verifiedBadge(company.domain), { exact: true })
           .waitFor();
         assert.deepEqual(await storedTokens(visit), [], "both tokens are spent");
         const rows = await readDatabase(

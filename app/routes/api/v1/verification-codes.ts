@@ -3,7 +3,7 @@ import { readBody } from "#app/http/api-request.server.ts";
 import { apiWrite } from "#app/http/api.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { startVerification } from "#app/http/verification.server.ts";
-import { verificationMessages } from "#app/lib/messages.ts";
+import { verificationMessages } from "#app/lib/verification-messages.ts";
 
 /** POST /api/v1/verification/codes: mails a code to a work address; answers the challenge and the domain's key. */
 export const action = apiWrite(
