@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { failureDetail, failureText } from "./failures.ts";
+import { failureDetail, failureText, fetchFailureReason } from "./failures.ts";
 
 describe("failures", () => {
   it("says what could not be loaded, with a reason of ours, as the spec's catalogue writes it", () => {
@@ -19,5 +19,12 @@ describe("failures", () => {
       "Candor is briefly unavailable. Please try again in a few seconds.",
     );
     expect(failureDetail("companies", "unavailable")).toBeUndefined();
+  });
+
+  it("tells a fetch that got no answer from an answer that was an error", () => {
+    expect(fetchFailureReason(0, new TypeError("Failed to fetch"))).toBe("network");
+    expect(fetchFailureReason(503, new Error("HTTP 503"))).toBe("unavailable");
+    expect(fetchFailureReason(500, new Error("HTTP 500"))).toBe("other");
+    expect(fetchFailureReason(200, new SyntaxError("Unexpected token"))).toBe("other");
   });
 });

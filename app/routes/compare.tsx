@@ -1,7 +1,8 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/compare.ts";
 import { FormMessage } from "#app/components/form.tsx";
-import { type Comparison, loadComparison, parseCompareQuery } from "#app/domain/compare.server.ts";
+import { type Comparison, type CompareQuery, loadComparison, parseCompareQuery } from "#app/domain/compare.server.ts";
+import type { SubjectKind } from "#app/db/schema.ts";
 import { searchCompanies } from "#app/domain/companies.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
@@ -28,19 +29,17 @@ type Found = { id: number; name: string; href: string };
  * it added, so the page works without JavaScript and every state has an address.
  */
 export function loader({ request }: Route.LoaderArgs) {
-  const { searchParams } = new URL(request.url);
-  const managers = searchParams.has("manager") || searchParams.get("kind") === "manager";
-  return loadingOr(managers ? "managers" : "companies", () => comparePage(request));
-}
-
-async function comparePage(request: Request) {
   const url = new URL(request.url);
   const query = parseCompareQuery(url.searchParams, { minimum: false });
-  const db = readerFor(request);
-  const { comparison, missing } = await loadComparison(db, query.selection);
   // With nothing chosen yet, the form's choice of kind says what to look for.
   const kind =
     query.selection.ids.length === 0 && url.searchParams.get("kind") === "manager" ? "manager" : query.selection.kind;
+  return loadingOr(kind === "manager" ? "managers" : "companies", () => comparePage(request, url, query, kind));
+}
+
+async function comparePage(request: Request, url: URL, query: CompareQuery, kind: SubjectKind) {
+  const db = readerFor(request);
+  const { comparison, missing } = await loadComparison(db, query.selection);
   const ids = comparison.items.map((item) => item.id);
   const first = comparison.items[0];
   const countryParam = url.searchParams.get("country") ?? "";

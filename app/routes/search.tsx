@@ -12,7 +12,7 @@ import { plural } from "#app/lib/format.ts";
 import { preferredCountry, rememberCountry } from "#app/lib/preferred-country.ts";
 import { scaleLabels } from "#app/lib/ratings.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
-import { failureText } from "#app/lib/failures.ts";
+import { failureText, fetchFailureReason } from "#app/lib/failures.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
@@ -147,15 +147,14 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
       setLive({ kind, country, q: term, results: kind === "manager" ? { kind, page } : { kind, page }, error: null });
     } catch (error) {
       if (controller.signal.aborted) return;
-      // No answer at all is the network's fault ("Failed to fetch"); an answer that is an error is ours.
-      const offline = status === 0 && error instanceof TypeError;
+      const reason = fetchFailureReason(status, error);
       const failure = kind === "manager" ? "managers" : "search";
       setLive({
         kind,
         country,
         q: term,
         results: null,
-        error: offline ? contributionMessages.network : failureText(failure, status === 503 ? "unavailable" : "other"),
+        error: reason === "network" ? contributionMessages.network : failureText(failure, reason),
       });
     }
   }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
-import { failureText } from "#app/lib/failures.ts";
+import { failureText, fetchFailureReason } from "#app/lib/failures.ts";
 import { FieldProblemText, problemAttributes, fieldClass } from "#app/components/form.tsx";
 import type { FieldProblem } from "#app/lib/form-refusal.ts";
 import { industrySectionOf, industrySections } from "#app/lib/industries.ts";
@@ -32,9 +32,7 @@ function useSuggestions(term: string) {
         setFound({ term, items });
       } catch (error) {
         if (controller.signal.aborted) return;
-        const reason =
-          status === 0 && error instanceof TypeError ? "network" : status === 503 ? "unavailable" : "other";
-        setFound({ term, error: failureText("suggestions", reason) });
+        setFound({ term, error: failureText("suggestions", fetchFailureReason(status, error)) });
       }
     }, 250);
     return () => {
