@@ -347,9 +347,14 @@ export function createPageCache({
     }) as Response["write"];
     res.end = ((chunk?: unknown, ...rest: unknown[]) => {
       keep(chunk, rest[0]);
+      // Kept before the last bytes go out, not on "finish": that event can come after the client has read the whole
+      // answer and sent its next request on the same connection, which would then find nothing kept. The body is
+      // whole here: a render that fails destroys the response instead of ending it.
+      res.end = end as Response["end"];
+      keepAnswer();
       return end(chunk, ...rest);
     }) as Response["end"];
-    res.on("finish", () => {
+    const keepAnswer = () => {
       if (res.statusCode !== 200 || res.hasHeader("set-cookie")) return;
       if (shared && (shared.personal || !shared.shownReviews)) return;
       if (dataVersion() !== version || !unchangedSince(stamp, tags)) return;
@@ -386,7 +391,7 @@ export function createPageCache({
       // A page readers come back to is compressed as it is kept; a search's answer (mostly asked once) at its first
       // hit, if it has one.
       if (req.headers["accept-encoding"] !== undefined && !perQuery.test(req.path)) compress(key, entry);
-    });
+    };
   }
 
   /**

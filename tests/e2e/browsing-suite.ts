@@ -657,7 +657,7 @@ export function describeBrowsing(engine: Engine): void {
 
       it("runs a kept page's inline scripts under a CSP of their hashes, without a nonce", async () => {
         const path = paths.company(facts.busyCompany.id);
-        // Read to the end: the page is kept once its answer has been sent in full.
+        // Read to the end: the page is kept once it has been rendered in full.
         await (await fetch(`${server.baseURL}${path}`)).text();
         const kept = await fetch(`${server.baseURL}${path}`);
         assert.equal(kept.headers.get("x-cache"), "hit");
