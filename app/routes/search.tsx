@@ -12,7 +12,7 @@ import { plural } from "#app/lib/format.ts";
 import { preferredCountry, rememberCountry } from "#app/lib/preferred-country.ts";
 import { scaleLabels } from "#app/lib/ratings.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
-import { failureText, fetchFailureReason } from "#app/lib/failures.ts";
+import { failureDetail, failureText, fetchFailureReason } from "#app/lib/failures.ts";
 import { type SearchKind, paths } from "#app/lib/paths.ts";
 import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
@@ -149,12 +149,17 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
       if (controller.signal.aborted) return;
       const reason = fetchFailureReason(status, error);
       const failure = kind === "manager" ? "managers" : "search";
+      // As the search page rendered on the server says it: the spec's words, then ours apart when they take none.
+      const detail = reason === "network" ? undefined : failureDetail(failure, reason);
       setLive({
         kind,
         country,
         q: term,
         results: null,
-        error: reason === "network" ? contributionMessages.network : failureText(failure, reason),
+        error: {
+          text: reason === "network" ? contributionMessages.network : failureText(failure, reason),
+          ...(detail ? { detail } : {}),
+        },
       });
     }
   }
@@ -281,7 +286,12 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
             {resultsAnnouncement(shown, showLists ? listsShown : null, countryLabel, searching)}
           </p>
           {!chosenCountry ? <p className="hint">Choose a country to start searching.</p> : null}
-          {current?.error ? <p role="alert">{current.error}</p> : null}
+          {current?.error ? (
+            <div role="alert">
+              <p>{current.error.text}</p>
+              {current.error.detail ? <p>{current.error.detail}</p> : null}
+            </div>
+          ) : null}
           {showLists && listsShown ? <ListsBeforeATerm lists={listsShown} countryLabel={countryLabel} /> : null}
           {shown === null ? null : shown.kind === "company" ? (
             <CompanyResults results={shown.page} q={shownQ} country={country} />
@@ -421,7 +431,7 @@ type LiveSearch = {
   country: string;
   q: string;
   results: { kind: "company"; page: CompanyPage } | { kind: "manager"; page: ManagerPage } | null;
-  error: string | null;
+  error: { text: string; detail?: string } | null;
 };
 
 type CompanyPage = Awaited<ReturnType<typeof searchCompanies>>;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { Browser } from "playwright-core";
 import { type DatabaseHandle as Store, openDatabase } from "#app/db/connection.server.ts";
-import { failureText } from "#app/lib/failures.ts";
+import { failureDetail, failureText } from "#app/lib/failures.ts";
 import { contributionMessages, failureMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { closeVisit, launchBrowser, openVisit, waitForHydration } from "./support/browser.ts";
@@ -141,6 +141,11 @@ function describeFailures(engine: Engine): void {
           await page.getByRole("alert").filter({ hasText: failureMessages.search }).waitFor();
         });
         assert.equal(await page.getByText(failureMessages.search, { exact: true }).count(), 1);
+        // Ours follows apart, as on the search page the server renders.
+        assert.equal(
+          await page.getByRole("alert").getByText(failureDetail("search", "other")!, { exact: true }).count(),
+          1,
+        );
 
         const visitor = new Visitor(server.baseURL, newClientIp());
         await visitor.signUp(newEmail("suggest"), password);
