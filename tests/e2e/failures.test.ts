@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { Browser } from "playwright-core";
 import { type DatabaseHandle as Store, openDatabase } from "#app/db/connection.server.ts";
+import { unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { failureDetail, failureText } from "#app/lib/failures.ts";
 import { contributionMessages, failureMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -128,6 +129,36 @@ function describeFailures(engine: Engine): void {
       await retry.body?.cancel();
       assert.equal(retry.status, 302);
     });
+
+    if (engine === "postgres")
+      it("answers 503 with Retry-After and keeps what was typed when the database goes away during a write", async () => {
+        const visitor = new Visitor(server.baseURL, newClientIp());
+        await visitor.signUp(newEmail("away"), password);
+        // The connection that writes the review is ended by the server in the middle of the write, as a restart of
+        // PostgreSQL would end it; the session was read before, on another query.
+        await sql`CREATE FUNCTION lose_connection() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5); RETURN NEW; END $$`.execute(
+          store.db,
+        );
+        await sql`CREATE TRIGGER lose_connection BEFORE INSERT ON pending_reviews
+          FOR EACH ROW EXECUTE FUNCTION lose_connection()`.execute(store.db);
+        try {
+          const response = await postEntries(
+            visitor,
+            paths.reviewCompany(facts.quietCompany.id),
+            companyReviewEntries({ tags: ["Stable"], text: goodText }),
+          );
+          const html = await response.text();
+          assert.equal(response.status, 503);
+          assert.equal(response.headers.get("retry-after"), String(unavailableRetryAfterSeconds));
+          assert.equal(alertText(html), failureText("insert", "unavailable"));
+          assert.ok(html.includes(goodText), "the review text is still in the form");
+          assert.doesNotMatch(html, /terminating connection|administrator command/i);
+        } finally {
+          await sql`DROP TRIGGER lose_connection ON pending_reviews`.execute(store.db);
+          await sql`DROP FUNCTION lose_connection()`.execute(store.db);
+        }
+      });
 
     it("says in the page when live search results or company suggestions cannot be loaded", async () => {
       const { busyCompany } = facts;
