@@ -7,7 +7,12 @@ import { runInBackground } from "#app/lib/background.server.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { type Auth, checkPassword, signInChecked } from "#app/domain/auth.server.ts";
-import { newPasswordSchema, passwordMessages, personalPasswordProblem } from "./password-policy.server.ts";
+import {
+  newPasswordProblem,
+  newPasswordSchema,
+  newPasswordSchemaFor,
+  passwordMessages,
+} from "./password-policy.server.ts";
 
 /** The texts of the accounts area; the first is the spec's. */
 export const accountMessages = {
@@ -54,21 +59,19 @@ export const signInSchema = z.object({
   password: z.string().min(3, accountMessages.invalidCredentials).max(1000, accountMessages.invalidCredentials),
 });
 
-export const signUpSchema = z.object({ email, password: newPasswordSchema }).superRefine((input, context) => {
-  const problem = personalPasswordProblem(input.password, input.email);
+/** The password is checked against the address typed with it: one rating of its strength, not one per rule. */
+export const signUpSchema = z.object({ email, password: z.string() }).superRefine((input, context) => {
+  if (typeof input.password !== "string") return;
+  const problem = newPasswordProblem(input.password, input.email);
   if (problem) context.addIssue({ code: "custom", path: ["password"], message: problem });
 });
 export const emailSchema = z.object({ email });
 export const resetPasswordSchema = z.object({ token: linkTokenSchema, password: newPasswordSchema });
-export const changePasswordSchema = z.object({
-  currentPassword: z.string().min(1, accountMessages.currentPasswordWrong).max(1000),
-  newPassword: newPasswordSchema,
-});
 /** A password change of the account of `email`: the new password must not be guessable from the address either. */
 export function changePasswordSchemaFor(email: string) {
-  return changePasswordSchema.superRefine((input, context) => {
-    const problem = personalPasswordProblem(input.newPassword, email);
-    if (problem) context.addIssue({ code: "custom", path: ["newPassword"], message: problem });
+  return z.object({
+    currentPassword: z.string().min(1, accountMessages.currentPasswordWrong).max(1000),
+    newPassword: newPasswordSchemaFor(email),
   });
 }
 export const passwordSchema = z.object({ password: z.string().min(1, accountMessages.currentPasswordWrong).max(1000) });

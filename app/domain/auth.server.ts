@@ -6,12 +6,7 @@ import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/a
 import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Kysely } from "kysely";
 import type { DatabaseHandle, Engine } from "#app/db/connection.server.ts";
-import {
-  maxPasswordLength,
-  minPasswordLength,
-  newPasswordProblem,
-  personalPasswordProblem,
-} from "#app/domain/password-policy.server.ts";
+import { maxPasswordLength, minPasswordLength, newPasswordProblem } from "#app/domain/password-policy.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
@@ -227,12 +222,10 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
         const body = ctx.body as Record<string, unknown> | undefined;
         const password: unknown = field ? body?.[field] : undefined;
         if (typeof password !== "string") return;
-        const problem = newPasswordProblem(password);
-        if (problem) throw new APIError("BAD_REQUEST", { message: problem });
         // The account's own address and name are weak words for its password, however it is set.
         const email = await accountEmailOf(ctx, body);
-        const personal = email ? personalPasswordProblem(password, email) : undefined;
-        if (personal) throw new APIError("BAD_REQUEST", { message: personal });
+        const problem = newPasswordProblem(password, email ?? undefined);
+        if (problem) throw new APIError("BAD_REQUEST", { message: problem });
       }),
       after: createAuthMiddleware(async (ctx) => {
         if (!sessionKeeping.has(ctx.path)) sessionsRevoked();

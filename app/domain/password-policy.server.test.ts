@@ -4,7 +4,7 @@ import {
   newPasswordProblem,
   newPasswordSchema,
   passwordMessages,
-  personalPasswordProblem,
+  ratedPasswordLength,
 } from "./password-policy.server.ts";
 
 describe("newPasswordSchema", () => {
@@ -59,15 +59,26 @@ describe("what a guesser knows of the account and the site", () => {
   it("refuses a password made of the account's e-mail address, whatever other passwords may be", () => {
     for (const password of ["hank.miller@example.com", "hankmiller1984"]) {
       expect(newPasswordProblem(password), password).toBeUndefined();
-      expect(personalPasswordProblem(password, "hank.miller@example.com"), password).toBe(passwordMessages.personal);
+      expect(newPasswordProblem(password, "hank.miller@example.com"), password).toBe(passwordMessages.personal);
     }
     // The same passwords for someone else's address.
-    expect(personalPasswordProblem("hankmiller1984", "ada@example.com")).toBeUndefined();
-    expect(personalPasswordProblem("a long and private passphrase", "hank.miller@example.com")).toBeUndefined();
+    expect(newPasswordProblem("hankmiller1984", "ada@example.com")).toBeUndefined();
+    expect(newPasswordProblem("a long and private passphrase", "hank.miller@example.com")).toBeUndefined();
   });
 
   it("says one thing at a time: a password weak for everyone is not called personal", () => {
-    expect(personalPasswordProblem("hank", "hank@example.com")).toBeUndefined();
-    expect(newPasswordProblem("hank")).toBe(passwordMessages.tooShort);
+    expect(newPasswordProblem("hank", "hank@example.com")).toBe(passwordMessages.tooShort);
+    expect(newPasswordProblem("aaaaaaaa", "hank@example.com")).toBe(passwordMessages.weak);
+  });
+});
+
+describe("a password longer than the 64 characters zxcvbn rates", () => {
+  const strong = "violet tractor sings quietly over the hill at dusk, kQ7# 1234567";
+
+  it("is rated by its first 64 characters", () => {
+    expect(strong).toHaveLength(ratedPasswordLength);
+    expect(newPasswordProblem(`${strong}${"a".repeat(64)}`)).toBeUndefined();
+    expect(newPasswordProblem(`${"a".repeat(64)}${strong}`)).toBe(passwordMessages.weak);
+    expect(newPasswordProblem("qwertyuiop".repeat(12))).toBe(passwordMessages.weak);
   });
 });
