@@ -80,7 +80,14 @@ describeEachEngine("API tokens", (database) => {
     const { account, pair, sessionId } = await signedUpAndGranted();
     const { db } = database();
 
-    expect(await authenticateAccessToken(db, pair.access_token)).toEqual({ userId: account.userId, sessionId });
+    expect(await authenticateAccessToken(db, pair.access_token)).toEqual({
+      userId: account.userId,
+      sessionId,
+      validUntil: expect.any(Number),
+    });
+    // The token's own expiry comes before its 30-day session's; expires_at is it in whole seconds.
+    const validUntil = (await authenticateAccessToken(db, pair.access_token))!.validUntil;
+    expect(Math.floor(validUntil / 1000)).toBe(pair.expires_at);
     expect(await authenticateAccessToken(db, pair.access_token, pair.expires_at * 1000 - 1000)).toBeDefined();
     expect(await authenticateAccessToken(db, pair.access_token, pair.expires_at * 1000 + 1000)).toBeUndefined();
     expect(await authenticateAccessToken(db, pair.refresh_token)).toBeUndefined();

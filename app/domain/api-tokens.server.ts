@@ -105,12 +105,15 @@ export async function refreshTokenPair(
   return outcome;
 }
 
-/** The user and session behind a valid, unexpired access token, or undefined. */
+/**
+ * The user and session behind a valid, unexpired access token, with the moment (ms) it stops being valid: its own
+ * expiry or its session's, whichever comes first. Undefined for an unknown or expired token.
+ */
 export async function authenticateAccessToken(
   db: Kysely<Database>,
   accessToken: string,
   now = Date.now(),
-): Promise<{ userId: string; sessionId: string } | undefined> {
+): Promise<{ userId: string; sessionId: string; validUntil: number } | undefined> {
   const row = await db
     .selectFrom("api_tokens")
     .innerJoin("sessions", "sessions.id", "api_tokens.session_id")
@@ -123,9 +126,10 @@ export async function authenticateAccessToken(
     .where("api_tokens.token_hash", "=", digest(accessToken))
     .where("api_tokens.kind", "=", "access")
     .executeTakeFirst();
-  if (!row || Number(row.expires_at) <= now) return undefined;
-  if (new Date(row.sessionExpiresAt).getTime() <= now) return undefined;
-  return { userId: row.userId, sessionId: row.sessionId };
+  if (!row) return undefined;
+  const validUntil = Math.min(Number(row.expires_at), new Date(row.sessionExpiresAt).getTime());
+  if (validUntil <= now) return undefined;
+  return { userId: row.userId, sessionId: row.sessionId, validUntil };
 }
 
 /** Ends the family of a refresh token (API sign-out). Unknown tokens are ignored. */
