@@ -1,11 +1,10 @@
 import { expect, it } from "vitest";
 import { passwordGrant, revokeTokenFamily, type TokenPair } from "#app/domain/api-tokens.server.ts";
 import { channelConnected } from "#app/lib/data-version.server.ts";
-import { sessionsRevokedElsewhere } from "#app/lib/session-revocation.server.ts";
+import { sessionsRevokedElsewhere, verifiedSessionMs } from "#app/lib/session-revocation.server.ts";
 import { createTestAuth, signUpAccount } from "#tests/support/test-accounts.ts";
 import { describeEachEngine } from "#tests/support/test-database.ts";
 import { bearerAccount } from "./api-auth.server.ts";
-import { verifiedSessionMs } from "./session.server.ts";
 
 // A bearer token found valid is believed for a while, as a session cookie is, and forgotten the moment any session
 // ends. Each test removes the token's row behind the check's back: what is still accepted then came from memory.

@@ -1,11 +1,8 @@
-import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
 import { createContext, redirect, type RouterContextProvider } from "react-router";
 import { type AccountUser, currentAccount } from "#app/domain/accounts.server.ts";
 import { type Auth, auth, publicUrl } from "#app/domain/auth.server.ts";
 import { database } from "#app/db/database.server.ts";
-import { cacheUsable } from "#app/lib/data-version.server.ts";
-import { sessionGeneration } from "#app/lib/session-revocation.server.ts";
+import { rememberedUntilSessionsEnd } from "#app/lib/session-revocation.server.ts";
 import { type Moderator, moderatorOf } from "#app/domain/moderation.server.ts";
 import { type PublicationNoteKind, toastTexts } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
@@ -39,10 +36,7 @@ export function isSignedIn(context: Readonly<RouterContextProvider>): boolean {
 // a request is rendered as it always was.
 const flashCookie = /(?:^|;\s*)candor_(?:toast|note|badge|review_key)=/;
 
-/** How long a session cookie found valid is believed without asking again, unless a session ends meanwhile. */
-export const verifiedSessionMs = 30_000;
-
-const verifiedSessions = new LRUCache<string, { until: number; generation: number }>({ max: 10_000 });
+const verifiedSessions = rememberedUntilSessionsEnd<boolean>(10_000);
 
 function sessionCookieName(): string {
   return publicUrl().startsWith("https://") ? "__Host-candor.session_token" : "candor.session_token";
@@ -50,30 +44,17 @@ function sessionCookieName(): string {
 
 /**
  * Whether `cookie` (a Cookie request header) carries a session that better-auth accepts. A session found valid is
- * believed for `verifiedSessionMs` (never past its own expiry), under the SHA-256 of the cookie's value, until a
- * session ends anywhere (app/lib/session-revocation.server.ts: a sign-out here forgets at once, elsewhere when the
- * change channel says so) or while that channel is lost. A refusal is never remembered.
+ * believed for a while, never past its own expiry, until a session ends anywhere (`rememberedUntilSessionsEnd`).
  */
 export async function hasValidSession(cookie: string, instance: Auth = auth()): Promise<boolean> {
   const name = sessionCookieName().replace(".", "\\.");
   const value = new RegExp(`(?:^|;\\s*)${name}=([^;]+)`).exec(cookie)?.[1];
   if (!value) return false;
-  const key = createHash("sha256").update(value).digest("base64url");
-  const generation = sessionGeneration();
-  const usable = cacheUsable();
-  const known = usable ? verifiedSessions.get(key) : undefined;
-  if (known && known.generation === generation && known.until > Date.now()) return true;
-  const session = await currentAccount(instance, new Headers({ cookie }), { refresh: true });
-  if (!session) {
-    verifiedSessions.delete(key);
-    return false;
-  }
-  // A session that ended while it was being checked is not remembered.
-  if (usable && sessionGeneration() === generation) {
-    const until = Math.min(Date.now() + verifiedSessionMs, session.expiresAt.getTime());
-    verifiedSessions.set(key, { until, generation });
-  }
-  return true;
+  const valid = await verifiedSessions.check(value, Date.now(), async () => {
+    const session = await currentAccount(instance, new Headers({ cookie }), { refresh: true });
+    return session ? { value: true, expiresAt: session.expiresAt.getTime() } : undefined;
+  });
+  return valid ?? false;
 }
 
 /** Whether `cookie` (a Cookie request header) makes this one page view the reader's own (a toast, a note, a key). */
