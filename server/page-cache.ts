@@ -23,12 +23,15 @@ type Encoding = "br" | "gzip" | "identity";
 
 type Entry = {
   status: number;
-  headers: Array<[string, string]>;
-  /** The CSP of the kept body: the request's nonce replaced by the hashes of its inline scripts. */
-  policy: string | undefined;
+  /**
+   * The headers every hit sends, as writeHead takes them ([name, value, name, value, …]): the stored ones, the CSP of
+   * the kept body (the request's nonce replaced by the hashes of its inline scripts), X-Cache and Vary. Made once,
+   * when the answer is kept: a hit only adds what depends on the client (its rate limit, the form it accepts).
+   */
+  headers: readonly string[];
   bodies: Partial<Record<Encoding, Buffer>> & { identity: Buffer };
-  /** The identity body's ETag without quotes; the compressed bodies add `-br` or `-gzip`. */
-  etag: string;
+  /** The quoted ETag of each form: the identity body's, and the compressed bodies' with `-br` or `-gzip`. */
+  etags: Readonly<Record<Encoding, string>>;
   tags: string[];
   version: number;
   stamp: number;
@@ -191,8 +194,13 @@ export function chooseEncoding(accept: string | undefined, stored: Partial<Recor
   return "identity";
 }
 
-const etagOf = (entry: Entry, encoding: Encoding) =>
-  encoding === "identity" ? `"${entry.etag}"` : `"${entry.etag}-${encoding}"`;
+const encodings = ["identity", "br", "gzip"] as const satisfies Encoding[];
+
+const etagsOf = (etag: string): Record<Encoding, string> => ({
+  identity: `"${etag}"`,
+  br: `"${etag}-br"`,
+  gzip: `"${etag}-gzip"`,
+});
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
@@ -257,45 +265,49 @@ export function createPageCache({
 
   async function serveHit(req: Request, res: Response, key: string, entry: Entry, isApi: boolean): Promise<boolean> {
     // Every header in one writeHead: a hit before helmet has none set yet, so none is stored twice.
-    const headers: string[] = [];
+    let limits: string[] = [];
     if (isApi) {
       // Cached API reads count against the client's rate limit like any other read.
       try {
         const state = await consumeApi("apiRead", clientKey(req));
-        headers.push("RateLimit-Remaining", String(state.remaining), "RateLimit-Reset", String(state.resetSeconds));
+        limits = ["RateLimit-Remaining", String(state.remaining), "RateLimit-Reset", String(state.resetSeconds)];
       } catch (error) {
         if (error instanceof RateLimitedError) return false;
         throw error;
       }
     }
-    for (const [name, value] of entry.headers) headers.push(name, value);
     // A signed-in reader's hit comes after helmet, whose policy carries a nonce the kept page does not.
     res.removeHeader("Content-Security-Policy");
-    if (entry.policy) headers.push("Content-Security-Policy", entry.policy);
-    headers.push("X-Cache", "hit", "Vary", "Accept-Encoding");
     res.locals.cache = "hit";
-    const encoding = chooseEncoding(req.headers["accept-encoding"], entry.bodies);
+    const accept = req.headers["accept-encoding"];
+    const encoding = chooseEncoding(accept, entry.bodies);
     // The compressed forms are made once per kept body, when it is kept for a client that accepts them or at the
     // first hit that does (an answer asked for once, like most searches, never costs a compression). The
     // few hits that come while they are being made get the identity body as it is: compressing it for each of them
     // on the fly cost more CPU than all the other work of a hit.
-    const accepts = req.headers["accept-encoding"] !== undefined;
-    if (accepts) compress(key, entry);
+    if (accept !== undefined) compress(key, entry);
     if (encoding === "identity") res.locals.uncompressed = true;
     // A client (or a shared cache) holding any form of this content may keep it: the 304 names the form it holds.
-    const held = (["identity", "br", "gzip"] as const)
-      .map((form) => etagOf(entry, form))
-      .find((candidate) => matches(req.headers["if-none-match"], candidate));
+    const ifNoneMatch = req.headers["if-none-match"];
+    const held = ifNoneMatch && encodings.find((form) => matches(ifNoneMatch, entry.etags[form]));
     if (held) {
-      res.writeHead(304, [...headers, "ETag", held]).end();
+      res.writeHead(304, [...limits, ...entry.headers, "ETag", entry.etags[held]]).end();
       return true;
     }
     const body = entry.bodies[encoding]!;
-    headers.push("ETag", etagOf(entry, encoding));
     // A Content-Encoding set here makes the compression middleware leave the stored bytes as they are.
-    if (encoding !== "identity") headers.push("Content-Encoding", encoding);
-    headers.push("Content-Length", String(body.length));
-    res.writeHead(entry.status, headers).end(body);
+    const encoded = encoding === "identity" ? [] : ["Content-Encoding", encoding];
+    res
+      .writeHead(entry.status, [
+        ...limits,
+        ...entry.headers,
+        "ETag",
+        entry.etags[encoding],
+        ...encoded,
+        "Content-Length",
+        String(body.length),
+      ])
+      .end(body);
     return true;
   }
 
@@ -361,14 +373,16 @@ export function createPageCache({
       // The page for every signed-in reader is private to them as a group: kept here, never by a shared cache.
       const cacheControl = String(res.getHeader("cache-control") ?? "");
       if (/no-store/.test(cacheControl) || (!shared && /private/.test(cacheControl))) return;
-      const headers: Array<[string, string]> = [];
+      const headers: string[] = [];
       for (const [name, value] of Object.entries(res.getHeaders())) {
         if (perResponseHeaders.has(name)) continue;
-        if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(", ") : String(value)]);
+        if (value !== undefined) headers.push(name, Array.isArray(value) ? value.join(", ") : String(value));
       }
       const policy = res.getHeader("content-security-policy");
       const kept = withoutNonce(Buffer.concat(chunks), nonce, policy === undefined ? undefined : String(policy));
       if (!kept) return;
+      if (kept.policy) headers.push("Content-Security-Policy", kept.policy);
+      headers.push("X-Cache", "hit", "Vary", "Accept-Encoding");
       tags = searchTags(req.path, kept.body) ?? tags;
       if (!unchangedSince(stamp, tags)) return;
       const own = res.getHeader("etag");
@@ -379,9 +393,8 @@ export function createPageCache({
       const entry: Entry = {
         status: 200,
         headers,
-        policy: kept.policy,
         bodies: { identity: ownBytes(kept.body) },
-        etag,
+        etags: etagsOf(etag),
         tags,
         version,
         stamp,
