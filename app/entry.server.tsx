@@ -10,7 +10,7 @@ import {
 } from "react-router";
 import { isDatabaseUnavailable, unavailableRetryAfterSeconds } from "#app/db/unavailable.server.ts";
 import { isBodyTooLarge } from "#app/http/api-request.server.ts";
-import { lowPriorityModulePreloads } from "#app/http/low-priority-scripts.server.ts";
+import { scriptsAfterFirstPaint } from "#app/http/scripts-after-paint.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { cspNonceContext, databaseUnavailableContext } from "#app/http/request-context.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
@@ -67,7 +67,7 @@ export default function handleRequest(
         nonce,
         [readyOption]() {
           shellRendered = true;
-          const body = lowPriorityModulePreloads(() => {
+          const body = scriptsAfterFirstPaint(() => {
             clearTimeout(timeoutId);
             timeoutId = undefined;
           });

@@ -78,8 +78,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
-        {/* With a precedence, React writes the stylesheet ahead of the scripts' modulepreload links, so the
-            only render-blocking file is requested first (docs/performance.md: Lighthouse mobile). */}
+        {/* With a precedence, React writes the stylesheet ahead of the scripts' modulepreload links (which
+            app/http/scripts-after-paint.server.ts holds until the first paint), so it is requested first. */}
         <link rel="stylesheet" href={stylesheet} precedence="default" />
         <Meta />
         <Links />

@@ -89,3 +89,35 @@ describe("JavaScript budget of the first load", () => {
     });
   }
 });
+
+// Decision 0042: the first paint needs the HTML, the stylesheet and the typeface only; scripts load after it.
+describe("scripts after the first paint", () => {
+  it("requests no script before the page is first painted, and hydrates it after", async () => {
+    const visit = await openVisit(browser, server.baseURL);
+    try {
+      const document = await visit.page.goto(paths.company(facts.busyCompany.id));
+      assert.equal(document?.status(), 200);
+      await waitForHydration(visit.page);
+      const { paint, scripts } = await visit.page.evaluate(() => ({
+        paint: performance.getEntriesByName("first-paint")[0]?.startTime,
+        scripts: performance
+          .getEntriesByType("resource")
+          .filter((entry) => new URL(entry.name).pathname.endsWith(".js"))
+          .map((entry) => ({ name: entry.name, start: entry.startTime })),
+      }));
+      assert.ok(paint !== undefined, "the browser recorded no first paint");
+      assert.ok(
+        scripts.length >= 4,
+        `expected the entry, the framework and the route's scripts, saw ${scripts.length}`,
+      );
+      for (const script of scripts) {
+        assert.ok(
+          script.start >= paint,
+          `${script.name} was requested at ${script.start} ms, before the paint at ${paint} ms`,
+        );
+      }
+    } finally {
+      assert.deepEqual(await closeVisit(visit), [], "the browser reported problems while loading the page");
+    }
+  });
+});
