@@ -40,6 +40,8 @@ describe("scripts after the first paint", () => {
         /deferred-module[^>]*>[^<]*<\/script><script nonce="abc\+\/=">(\{let done=false;[^<]*)<\/script>/.exec(out);
       expect(loader?.[1]).toContain('document.getElementById("deferred-module")');
       expect(loader?.[1]).toContain('observe({type:"paint",buffered:true})');
+      // It parses as a script (a syntax error would leave every page unhydrated).
+      expect(() => new Function(loader![1]!)).not.toThrow();
       expect(out.endsWith('<script nonce="abc+/=">window.__context.stream = "é";</script></body></html>')).toBe(true);
     }
   });

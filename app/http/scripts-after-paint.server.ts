@@ -11,8 +11,8 @@ const scriptEnd = "</script>";
 
 /**
  * Runs in the page right after the held module script, once the browser has shown its first paint (its paint
- * timing entry, which comes when the frame is on the screen; without paint timing, after the next frame; at the
- * latest after 3 s, as for a page opened in a background tab): adds the route's modulepreload links (fetched at once,
+ * timing entry, which comes when the frame is on the screen; where paint timing is missing or fails, after the next
+ * frame; at the latest after 3 s, as for a page opened in a background tab): adds the route's modulepreload links (fetched at once,
  * as the head would have had them) and runs the held module script (its nonce carried over; a kept page allows it by
  * the hash of its text, which is the held script's).
  */
@@ -22,10 +22,10 @@ const loader =
   `const link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.append(link);}` +
   `const script=document.createElement("script");script.type="module";script.nonce=held.nonce;` +
   `script.textContent=held.textContent;held.replaceWith(script);};` +
-  `if(PerformanceObserver.supportedEntryTypes?.includes("paint"))` +
+  `setTimeout(load,3000);` +
+  `try{if(!PerformanceObserver.supportedEntryTypes.includes("paint"))throw 0;` +
   `new PerformanceObserver((_list,observer)=>{observer.disconnect();setTimeout(load);}).observe({type:"paint",buffered:true});` +
-  `else requestAnimationFrame(()=>setTimeout(load));` +
-  `setTimeout(load,3000);}`;
+  `}catch{requestAnimationFrame(()=>setTimeout(load));}}`;
 
 /**
  * Passes a rendered page through with its scripts loaded after its first paint (decision 0042).
