@@ -12,9 +12,9 @@ const scriptEnd = "</script>";
 /**
  * Runs in the page right after the held module script, once the browser has shown its first paint (its paint
  * timing entry, which comes when the frame is on the screen; where paint timing is missing or fails, after the next
- * frame; at the latest after 3 s, as for a page opened in a background tab): adds the route's modulepreload links (fetched at once,
- * as the head would have had them) and runs the held module script (its nonce carried over; a kept page allows it by
- * the hash of its text, which is the held script's).
+ * frame; at the latest after 3 s, as for a page opened in a background tab). It adds the route's modulepreload links
+ * (fetched at once, as the head would have had them) and runs the held module script (its nonce carried over; a kept
+ * page allows it by the hash of its text, which is the held script's).
  */
 const loader =
   `{let done=false;const load=()=>{const held=document.getElementById("${heldId}");if(done||!held)return;done=true;` +
