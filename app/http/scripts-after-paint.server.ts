@@ -48,6 +48,14 @@ export function scriptsAfterFirstPaint(onFinal?: () => void): Transform {
   let nonce = "";
   const preloads: string[] = [];
 
+  /** Takes all of `pending` but its last `chars` characters, which may begin a tag the next chunk completes. */
+  const allBut = (chars: number): string => {
+    const cut = Math.max(0, pending.length - chars);
+    const taken = pending.slice(0, cut);
+    pending = pending.slice(cut);
+    return taken;
+  };
+
   /** What can be released of `pending` (all of it at the end of the page). */
   const release = (final: boolean): string => {
     let released = "";
@@ -72,10 +80,7 @@ export function scriptsAfterFirstPaint(onFinal?: () => void): Transform {
         pending = pending.slice(found.index + found[0].length);
         stage = "held";
       } else if (!final) {
-        const cut = Math.max(0, pending.length - longestTag);
-        released += pending.slice(0, cut);
-        pending = pending.slice(cut);
-        return released;
+        return released + allBut(longestTag);
       }
     }
     // The loader goes after the held script, so that it finds the whole of it whenever the paint comes.
@@ -86,10 +91,7 @@ export function scriptsAfterFirstPaint(onFinal?: () => void): Transform {
         pending = pending.slice(end + scriptEnd.length);
         stage = "done";
       } else if (!final) {
-        const cut = Math.max(0, pending.length - scriptEnd.length);
-        released += pending.slice(0, cut);
-        pending = pending.slice(cut);
-        return released;
+        return released + allBut(scriptEnd.length);
       }
     }
     released += pending;
