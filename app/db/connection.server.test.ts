@@ -5,11 +5,12 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase, truncateWal } from "./connection.server.ts";
+import { type DatabaseHandle, openDatabase, searchUpkeep, truncateWal } from "./connection.server.ts";
+import { migrateToLatest } from "./migrate.server.ts";
 
 const opened: Array<{ handle: DatabaseHandle; dir: string }> = [];
 
-function open(options: { backgroundCheckpoints?: boolean }) {
+function open(options: Parameters<typeof openDatabase>[1]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-connection-"));
   const file = path.join(dir, "candor.sqlite");
   const handle = openDatabase(file, options);
@@ -133,5 +134,57 @@ describe("SQLite's WAL checkpoints", () => {
       again.db as unknown as Kysely<any>,
     );
     expect(rows[0]!.n).toBe(100);
+  });
+});
+
+describe("the name-search indexes", () => {
+  /** How many segments an FTS5 index holds: each has its rows in the index's `_idx` table. */
+  const segments = async (db: Kysely<any>, table: string) =>
+    (await sql<{ n: number }>`select count(distinct segid) as n from ${sql.table(`${table}_idx`)}`.execute(db)).rows[0]!
+      .n;
+  const matches = async (db: Kysely<any>, table: string, query: string) =>
+    (
+      await sql<{
+        rowid: number;
+      }>`select rowid from ${sql.table(table)} where ${sql.ref(table)} match ${query} order by rowid`.execute(db)
+    ).rows.map((row) => row.rowid);
+
+  it("are merged into one segment each by the checkpoint thread, finding the same names", async () => {
+    // Filled by a connection without the thread, as the triggers add names: one statement each, so each name is a
+    // segment of its own until FTS5 merges a few.
+    const { db: filling, file } = open({});
+    await migrateToLatest(filling);
+    for (let id = 1; id <= 400; id++) {
+      const name = `company ${id} ${["alpha", "beta", "gamma", "delta"][id % 4]} ${id % 7 === 0 ? "works" : "labs"}`;
+      for (const table of searchUpkeep.tables) {
+        await sql`insert into ${sql.table(table)} (rowid, folded_name, country) values (${id * 4096 + 1}, ${name}, 'DE')`.execute(
+          filling,
+        );
+      }
+    }
+    const queries = ['"alp"', '"wor" AND "rks"', '"gam" AND "ma "', '"zzz"'];
+    const before = await Promise.all(queries.map((query) => matches(filling, "companies_search", query)));
+    expect(before.map((rowids) => rowids.length)).toEqual([100, 57, 100, 0]);
+    for (const table of searchUpkeep.tables) expect(await segments(filling, table), table).toBeGreaterThan(4);
+    await opened.pop()!.handle.close();
+
+    const handle = openDatabase(file, {
+      backgroundCheckpoints: true,
+      // Its first look after 50 ms, not 10 s; steps of 2 pages, so the merge takes many turns.
+      searchUpkeep: { ...searchUpkeep, firstAfterMs: 50, intervalMs: 50, stepPages: 2 },
+    });
+    opened.push({ handle, dir: path.dirname(file) });
+    const db = handle.db as unknown as Kysely<any>;
+    const deadline = Date.now() + 15_000;
+    for (const table of searchUpkeep.tables) {
+      while ((await segments(db, table)) > 1) {
+        expect(Date.now(), `${table} was never merged`).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    expect(await Promise.all(queries.map((query) => matches(db, "companies_search", query)))).toEqual(before);
+    for (const table of searchUpkeep.tables) {
+      await sql`insert into ${sql.table(table)} (${sql.ref(table)}) values ('integrity-check')`.execute(db);
+    }
   });
 });

@@ -59,6 +59,8 @@ export function openDatabase(
     readUrl?: string | undefined;
     /** SQLite: checkpoint the WAL in a thread of its own instead of in the commit that fills it (the server). */
     backgroundCheckpoints?: boolean;
+    /** The checkpoint thread's upkeep of the name-search indexes (tests shorten its intervals). */
+    searchUpkeep?: typeof searchUpkeep;
   } = {},
 ): DatabaseHandle {
   if (engineOf(url) === "postgres") {
@@ -97,7 +99,9 @@ export function openDatabase(
   // "Memory").
   sqlite.pragma("cache_size = -32768");
   const checkpointer =
-    options.backgroundCheckpoints && file !== ":memory:" ? startCheckpointer(sqlite, file) : undefined;
+    options.backgroundCheckpoints && file !== ":memory:"
+      ? startCheckpointer(sqlite, file, options.searchUpkeep ?? searchUpkeep)
+      : undefined;
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
@@ -145,23 +149,81 @@ const checkpointIntervalMs = 250;
  */
 const restartWalPages = 8192;
 
+/**
+ * The name-search indexes (FTS5, migration 0025) the thread keeps in one segment each (decision 0043); how often it
+ * looks whether one holds more (soon after start, then hourly: at a million companies a merge rewrites 170 MB of
+ * index); and how many pages one step of a merge writes at most: each step is a transaction of its own, which holds
+ * other writers up for its few milliseconds.
+ */
+export const searchUpkeep = {
+  tables: ["companies_search", "managers_search"],
+  intervalMs: 60 * 60 * 1000,
+  firstAfterMs: 10 * 1000,
+  stepPages: 32,
+};
+
 // The checkpoint thread: its own connection to the file, a passive checkpoint (one that never waits for, nor holds
 // up, readers and writers) every interval, and once the WAL is long a restarting one, which holds writers up while
 // it copies what the passive one left (a moment) and lets the next write start the WAL again from its beginning.
-// It waits at most 100 ms for the write lock or for readers, else tries again next time. Closed when asked.
-// CommonJS, evaluated as it is: no file to find in a build.
+// It waits at most 100 ms for the write lock or for readers, else tries again next time.
+// Every upkeep interval it also merges each name-search index that holds more than one segment, one bounded step
+// (FTS5's 'merge' with a negative page count: every segment into one, a few pages at a time) per turn of its event
+// loop until a step finds nothing left to merge; a step that meets a busy database is tried again next interval.
+// Closed when asked. CommonJS, evaluated as it is: no file to find in a build.
 const checkpointerSource = `
 const { parentPort, workerData } = require("node:worker_threads");
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file, { fileMustExist: true });
 db.pragma("cache_size = -2048");
 db.pragma("busy_timeout = 100");
+db.pragma("synchronous = NORMAL");
+db.pragma("secure_delete = ON");
 const timer = setInterval(() => {
   const [passive] = db.pragma("wal_checkpoint(PASSIVE)");
   if (passive.log >= workerData.restartPages) db.pragma("wal_checkpoint(RESTART)");
 }, workerData.intervalMs);
-parentPort.once("message", () => {
+const { tables, intervalMs, firstAfterMs, stepPages } = workerData.searchUpkeep;
+const changes = db.prepare("select total_changes()").pluck();
+const quoted = (name) => '"' + name.replaceAll('"', '""') + '"';
+function segments(table) {
+  const exists = db.prepare("select count(*) from sqlite_schema where type = 'table' and name = ?").pluck();
+  if (exists.get(table) === 0) return 0;
+  return db.prepare("select count(distinct segid) from " + quoted(table + "_idx")).pluck().get();
+}
+/** One step of merging: false once it had nothing left to do (FTS5 then writes fewer than two rows). */
+function mergeStep(table) {
+  const before = changes.get();
+  db.prepare("insert into " + quoted(table) + " (" + quoted(table) + ", rank) values ('merge', ?)").run(-stepPages);
+  return changes.get() - before >= 2;
+}
+let upkeepTimer;
+function upkeep() {
+  try {
+    const table = tables.find((name) => segments(name) > 1);
+    if (table === undefined) {
+      upkeepTimer = setTimeout(upkeep, intervalMs);
+      return;
+    }
+    const step = () => {
+      try {
+        upkeepTimer = mergeStep(table) ? setImmediate(step) : setImmediate(upkeep);
+      } catch (error) {
+        parentPort.postMessage({ upkeepFailed: String(error.message) });
+        upkeepTimer = setTimeout(upkeep, intervalMs);
+      }
+    };
+    step();
+  } catch (error) {
+    parentPort.postMessage({ upkeepFailed: String(error.message) });
+    upkeepTimer = setTimeout(upkeep, intervalMs);
+  }
+}
+upkeepTimer = setTimeout(upkeep, firstAfterMs);
+parentPort.on("message", (message) => {
+  if (message !== "stop") return;
   clearInterval(timer);
+  clearTimeout(upkeepTimer);
+  clearImmediate(upkeepTimer);
   db.close();
   parentPort.close();
 });
@@ -171,13 +233,24 @@ parentPort.once("message", () => {
  * SQLite checkpoints the WAL in whichever commit takes it past 1,000 pages: that commit copies 4 MB into the
  * database file and waits for two fsyncs, some 15 ms, on the thread that answers every request. A sealed review is
  * 32 KB, so it came every hundred or so reviews. Here the connection never checkpoints itself and a thread of its own
- * does it in the background; if that thread cannot run, the connection checkpoints as before.
+ * does it in the background; if that thread cannot run, the connection checkpoints as before. The same thread keeps
+ * the name-search indexes merged (`searchUpkeep`); a failed merge step is logged and tried again later.
  */
-function startCheckpointer(sqlite: SQLite.Database, file: string): { stop: () => Promise<void> } {
+function startCheckpointer(
+  sqlite: SQLite.Database,
+  file: string,
+  upkeep: typeof searchUpkeep,
+): { stop: () => Promise<void> } {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(checkpointerSource, {
     eval: true,
-    workerData: { driver, file, intervalMs: checkpointIntervalMs, restartPages: restartWalPages },
+    workerData: {
+      driver,
+      file,
+      intervalMs: checkpointIntervalMs,
+      restartPages: restartWalPages,
+      searchUpkeep: upkeep,
+    },
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
@@ -186,6 +259,11 @@ function startCheckpointer(sqlite: SQLite.Database, file: string): { stop: () =>
   worker.once("error", (error) => {
     logger.warn({ err: error }, "the WAL checkpoint thread stopped; the connection checkpoints the WAL itself again");
     if (sqlite.open) sqlite.pragma("wal_autocheckpoint = 1000");
+  });
+  worker.on("message", (message: { upkeepFailed?: string }) => {
+    if (message.upkeepFailed) {
+      logger.warn({ reason: message.upkeepFailed }, "merging the name-search index failed; tried again later");
+    }
   });
   return {
     stop: async () => {
