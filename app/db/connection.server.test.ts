@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import { createRequire } from "node:module";
@@ -134,6 +135,27 @@ describe("SQLite's WAL checkpoints", () => {
       again.db as unknown as Kysely<any>,
     );
     expect(rows[0]!.n).toBe(100);
+  });
+});
+
+describe("the checkpoint thread", () => {
+  it("never keeps a process alive that did not close its database", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "candor-connection-"));
+    try {
+      const connection = JSON.stringify(path.resolve(import.meta.dirname, "connection.server.ts"));
+      const file = JSON.stringify(path.join(dir, "candor.sqlite"));
+      // A file, not `-e`: code given with --input-type=module would make the thread's CommonJS fail to start.
+      const script = path.join(dir, "open.ts");
+      fs.writeFileSync(
+        script,
+        `import { openDatabase } from ${connection};\nopenDatabase(${file}, { backgroundCheckpoints: true });\n`,
+      );
+      // Throws when the process is still running after 15 s (a start takes about one), or when it failed.
+      const output = execFileSync(process.execPath, [script], { timeout: 15_000, encoding: "utf8" });
+      expect(output, "the thread failed").toBe("");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

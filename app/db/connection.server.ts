@@ -151,9 +151,9 @@ const restartWalPages = 8192;
 
 /**
  * The name-search indexes (FTS5, migration 0025) the thread keeps in one segment each (decision 0043); how often it
- * looks whether one holds more (soon after start, then hourly: at a million companies a merge rewrites 170 MB of
- * index); and how many pages one step of a merge writes at most: each step is a transaction of its own, which holds
- * other writers up for its few milliseconds.
+ * looks whether one holds more (soon after start, then hourly: at a million companies a merge rewrites about 175 MB
+ * of index); and how many pages one step of a merge writes at most: each step is a transaction of its own, which
+ * holds other writers up for its few milliseconds.
  */
 export const searchUpkeep = {
   tables: ["companies_search", "managers_search"],
@@ -197,6 +197,10 @@ function mergeStep(table) {
   return changes.get() - before >= 2;
 }
 let upkeepTimer;
+function failed(error) {
+  parentPort.postMessage({ upkeepFailed: String(error && error.message) });
+  upkeepTimer = setTimeout(upkeep, intervalMs);
+}
 function upkeep() {
   try {
     const table = tables.find((name) => segments(name) > 1);
@@ -208,14 +212,12 @@ function upkeep() {
       try {
         upkeepTimer = mergeStep(table) ? setImmediate(step) : setImmediate(upkeep);
       } catch (error) {
-        parentPort.postMessage({ upkeepFailed: String(error.message) });
-        upkeepTimer = setTimeout(upkeep, intervalMs);
+        failed(error);
       }
     };
     step();
   } catch (error) {
-    parentPort.postMessage({ upkeepFailed: String(error.message) });
-    upkeepTimer = setTimeout(upkeep, intervalMs);
+    failed(error);
   }
 }
 upkeepTimer = setTimeout(upkeep, firstAfterMs);
@@ -253,7 +255,6 @@ function startCheckpointer(
     },
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
   });
-  worker.unref();
   sqlite.pragma("wal_autocheckpoint = 0");
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   worker.once("error", (error) => {
@@ -265,6 +266,8 @@ function startCheckpointer(
       logger.warn({ reason: message.upkeepFailed }, "merging the name-search index failed; tried again later");
     }
   });
+  // After the listener, which would hold the event loop otherwise: the thread never keeps the process alive.
+  worker.unref();
   return {
     stop: async () => {
       // Held by the event loop again until it has closed its connection.
