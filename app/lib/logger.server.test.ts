@@ -7,7 +7,7 @@ describe("the request log", () => {
   it("hands the lines of one turn of the event loop to its destination in one write, in order", async () => {
     const writes: string[] = [];
     const destination = { destroyed: false, write: (text: string) => writes.push(text), flushSync: () => {} };
-    const gathered = gatheredPerTurn(destination as unknown as Parameters<typeof gatheredPerTurn>[0]);
+    const gathered = gatheredPerTurn(destination);
     gathered.write("one\n");
     gathered.write("two\n");
     expect(writes).toEqual([]);

@@ -30,7 +30,7 @@ export const logger = pino(
  * that text's length in bytes again, which makes V8 copy it whole every time: under load about 4 KB per request
  * (docs/performance.md). What is gathered is written at exit too, as pino writes what its destination holds.
  */
-export function gatheredPerTurn(into: typeof destination) {
+export function gatheredPerTurn(into: { write(text: string): unknown; flushSync(): void; destroyed?: boolean }) {
   let lines: string[] = [];
   let scheduled = false;
   const hand = () => {
