@@ -111,7 +111,10 @@ function describeTrendsAndCompare(engine: Engine): void {
         await page.getByRole("button", { name: compareMessages.find }).click();
         await page.getByRole("link", { name: `${compareMessages.addThis} ${busy.name}` }).click();
         await page.waitForURL(`**${paths.compare("company", [trendId, busy.id])}`);
-        const headers = await page.locator(".compare-table thead th a:not(.muted)").allTextContents();
+        // The address changes before React has drawn the new table: wait for the added company's column first.
+        const columns = page.locator(".compare-table thead th a:not(.muted)");
+        await columns.filter({ hasText: busy.name }).waitFor();
+        const headers = await columns.allTextContents();
         assert.deepEqual(headers, ["Trendline Works", busy.name]);
         const api = (await (
           await fetch(new URL(`/api/v1/compare?company=${trendId}&company=${busy.id}`, server.baseURL))
