@@ -40,10 +40,12 @@ export function gatheredPerTurn(into: { write(text: string): unknown; flushSync(
     lines = [];
     into.write(text);
   };
-  process.once("exit", () => {
-    if (into.destroyed) return;
+  const flushSync = () => {
     hand();
     into.flushSync();
+  };
+  process.once("exit", () => {
+    if (!into.destroyed) flushSync();
   });
   return {
     write(line: string): boolean {
@@ -54,10 +56,7 @@ export function gatheredPerTurn(into: { write(text: string): unknown; flushSync(
       }
       return true;
     },
-    flushSync(): void {
-      hand();
-      into.flushSync();
-    },
+    flushSync,
   };
 }
 
