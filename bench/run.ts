@@ -325,8 +325,8 @@ async function measure(
   inspect = false,
 ): Promise<Measured> {
   const measured: Omit<Measured, "result" | "latency"> = { hits: 0, misses: 0, acknowledged: new Set() };
-  // autocannon's histogram keeps whole milliseconds, and a kept answer's median is 1–3 ms: the growth of such a
-  // median between sizes would be 1x or 2x by rounding alone. The times it reports per answer are exact.
+  // autocannon's histogram truncates every time to whole milliseconds, and a kept answer's median is 2–4 ms: its
+  // growth between sizes would read 1.00x, 1.33x or 2.00x by rounding alone. The time it reports per answer is exact.
   const latencies: number[] = [];
   const options: autocannon.Options = {
     url,
