@@ -10,7 +10,8 @@ import { refuseRequest } from "./refusal.ts";
  *
  * A route that was already reading a cut-off body sees its stream fail with BodyTooLargeError (never a truncated
  * body it could act on); the 413 has gone out by then. An answer given before the body was read whole (a redirect,
- * a 401) closes the connection too, instead of node reading the rest of the body to reach the next request.
+ * a 401) keeps the connection for the client's next request when the body's length was declared (the rest, at most
+ * the limit, is read and discarded), and says "Connection: close" when it was not (chunked).
  */
 export function limitBodySize(maxBytes = maxBodyBytes) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -29,11 +30,37 @@ export function limitBodySize(maxBytes = maxBodyBytes) {
     // Prepended, and without switching the stream to flowing mode: whoever reads the body later sees no chunk
     // that was not counted first.
     req.prependListener("data", count);
+    // An answer may go out before its request's body arrived whole (a redirect, a 401, a 405). The client may send
+    // its next request on the same connection, so the answer must say whether it stays open: a declared length (at
+    // most the limit, or it was refused above) is read and discarded after the answer, which keeps the connection;
+    // a chunked body, whose end nobody can foresee, gets "Connection: close" and a lingering close.
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: Response, ...args: Parameters<Response["writeHead"]>) {
+      if (!req.complete && declared === undefined && !this.headersSent) this.setHeader("Connection", "close");
+      return writeHead.apply(this, args);
+    } as Response["writeHead"];
     res.once("finish", () => {
-      if (!req.complete && !req.socket.destroyed) lingeringClose(req.socket);
+      if (req.complete || req.socket.destroyed) return;
+      if (closes(res)) lingeringClose(req.socket);
+      else discardRest(req);
     });
     next();
   };
+}
+
+/** Whether the answer told the client that the connection closes after it. */
+function closes(res: Response): boolean {
+  return /\bclose\b/i.test(String(res.getHeader("connection") ?? ""));
+}
+
+/**
+ * Reads and discards the rest of a body of declared length after its answer, so the connection serves the client's
+ * next request. Node does so itself for a body nobody began to read; one a route began to read and left (its reader
+ * gave up) is let go here.
+ */
+function discardRest(req: Request): void {
+  req.removeAllListeners("data");
+  req.resume();
 }
 
 function refuse(req: Request, res: Response, maxBytes: number): void {

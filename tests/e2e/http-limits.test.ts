@@ -360,3 +360,70 @@ describe("keep-alive", () => {
     }
   });
 });
+
+describe("an answer that leaves its request's body unread", () => {
+  it("serves the keep-alive client's next request on the same connection, or says Connection: close", async () => {
+    // A keep-alive client with one connection at a time, as undici and browsers keep theirs, sends each body only
+    // once the answer arrived (as a slow client's body arrives after an early answer): a 405 (a read-only API
+    // address), a 401 (an API write without credentials), a redirect to sign-in (a form signed out) and a 404 page's
+    // 405. Then it sends its next request. Before the fix the server closed each such connection without saying so,
+    // and the next request met "socket hang up" (checked: after every body of declared length); the fuzz test met
+    // it 162 and 118 times in 4,420 requests.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    let connections = 0;
+    const connect = agent.createConnection.bind(agent);
+    agent.createConnection = ((...args: Parameters<typeof connect>) => {
+      connections += 1;
+      return connect(...args);
+    }) as typeof agent.createConnection;
+    const send = (method: string, path: string, body?: Buffer, chunked = false) =>
+      new Promise<{ status: number; connection: string }>((resolve, reject) => {
+        const headers: Record<string, string> = { "Content-Type": "application/json", ...sameOrigin(server.baseURL) };
+        if (body && !chunked) headers["Content-Length"] = String(body.length);
+        if (body && chunked) headers["Transfer-Encoding"] = "chunked";
+        const request = http.request(new URL(path, server.baseURL), { method, agent, headers });
+        request.once("error", reject);
+        request.once("response", (response) => {
+          const connection = String(response.headers.connection);
+          // The body follows the answer, unless the answer said the connection closes.
+          if (body && connection !== "close") request.write(body);
+          request.end();
+          response.resume();
+          response.once("end", () => resolve({ status: response.statusCode ?? 0, connection }));
+        });
+        if (body) request.flushHeaders();
+        else request.end();
+      });
+    const unreadBy = ["/api/v1/countries", "/api/v1/companies", paths.addCompany(), "/no-such-page"];
+    const sizes = [1, 100, 20_000, maxBodyBytes];
+    const failures: string[] = [];
+    let closedAnswers = 0;
+    try {
+      for (let round = 0; round < 64; round += 1) {
+        const path = unreadBy[round % unreadBy.length]!;
+        const size = sizes[Math.floor(round / unreadBy.length) % sizes.length]!;
+        const chunked = round >= 48;
+        const what = `POST ${path} (${size} bytes${chunked ? ", chunked" : ""})`;
+        try {
+          const answer = await send("POST", path, Buffer.alloc(size, "a"), chunked);
+          assert.ok(answer.status >= 300 && answer.status < 500, `${what}: ${answer.status}`);
+          if (answer.connection === "close") closedAnswers += 1;
+          if (chunked !== (answer.connection === "close")) failures.push(`${what}: Connection: ${answer.connection}`);
+        } catch (error) {
+          failures.push(`${what}: ${(error as Error).message}`);
+        }
+        try {
+          assert.equal((await send("GET", "/healthz")).status, 200);
+        } catch (error) {
+          failures.push(`GET after ${what}: ${(error as Error).message}`);
+        }
+      }
+    } finally {
+      agent.destroy();
+    }
+    assert.deepEqual(failures, []);
+    // Bodies of declared length are discarded after the answer and the connection kept; a chunked one's closes it.
+    assert.equal(closedAnswers, 16);
+    assert.equal(connections, 1 + closedAnswers);
+  });
+});
