@@ -735,6 +735,48 @@ describe("methods and cross-origin requests", () => {
     }
   });
 
+  it("answers every method an address of app/routes.ts does not take with a 405 problem naming the ones it does", async () => {
+    // Every API route, read from the route table: a route added without an action (or a loader) is caught here.
+    // Before, POST, PUT, PATCH and DELETE to /api/v1/review-tokens/key got React Router's plain-JSON 405
+    // "Unexpected Server Error" (checked). POSTs go without credentials and with an empty body: nothing is written.
+    const table = fs.readFileSync(path.join(import.meta.dirname, "../../app/routes.ts"), "utf8");
+    const patterns = [...table.matchAll(/route\("(api\/v1\/[^"*]+)"/g)].map((match) => match[1]!);
+    assert.ok(patterns.length >= 30, `only ${patterns.length} API routes found in app/routes.ts`);
+    const values: Record<string, string> = {
+      companyId: String(demo.company.id),
+      managerId: String(demo.manager.id),
+      country: demo.country,
+      reviewId: "no-such-review",
+    };
+    const problems: string[] = [];
+    let refusals = 0;
+    for (const pattern of patterns) {
+      const address = `/${pattern.replace(/:(\w+)/g, (_, name: string) => values[name] ?? "1")}`;
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+        const response = await fetch(api.url(address), {
+          method,
+          headers: {
+            "Content-Type": "application/json",
+            "X-Forwarded-For": newClientIp(),
+            ...sameOrigin(server.baseURL),
+          },
+          body: "{}",
+        });
+        const text = await response.text();
+        if (response.status >= 500) problems.push(`${method} ${address}: ${response.status} ${text.slice(0, 100)}`);
+        if (response.status !== 405) continue;
+        refusals += 1;
+        const allow = response.headers.get("allow") ?? "";
+        if (response.headers.get("content-type") !== "application/problem+json") {
+          problems.push(`${method} ${address}: 405 as ${response.headers.get("content-type")}: ${text.slice(0, 100)}`);
+        }
+        if (!allow || allow.split(/,\s*/).includes(method)) problems.push(`${method} ${address}: Allow: ${allow}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(refusals >= patterns.length * 2, `only ${refusals} refusals`);
+  });
+
   it("grants no cross-origin preflight for a write, and no CORS on write answers", async () => {
     for (const path of [
       "/api/v1/companies",
@@ -1133,6 +1175,13 @@ describe("reports and moderation", () => {
     const entries = (log.body as { items: Array<{ decision: number; statement: string }> }).items;
     assert.equal(entries[0]?.decision, decision);
     assert.ok(!log.text.includes(moderator.email));
+    // A position in the log is plain digits: what Number() reads otherwise is refused (was taken, checked).
+    assertStatus(await api.get(`/api/v1/moderation/decisions?before=${decision + 1}`), 200);
+    for (const spelled of ["0x5", "5e0", "5.0", "+5", "%205"]) {
+      const refused = await api.get(`/api/v1/moderation/decisions?before=${spelled}`);
+      assertStatus(refused, 400);
+      assert.deepEqual(fields(refused), ["before"], spelled);
+    }
     const page = (await api.get(`/api/v1/companies/${demo.company.id}/reviews`)).body as Page<ReviewCard>;
     assert.equal(page.items[0]?.id, reviewId);
     assert.equal((page.items[0] as { removed?: { decision: number } }).removed?.decision, decision);
