@@ -51,16 +51,22 @@ describe.each(reviewForms)("the $kind review schema", ({ schema, form, criteria,
     expect(schema.safeParse(form()).success).toBe(true);
   });
 
-  it.each([...criteria])("refuses %s when missing, 0, 6, x or 2.5, and accepts 1 to 5", (criterion) => {
-    expect(problems(schema, without(form(), criterion), criterion)).toEqual([m.rateEvery]);
-    for (const refused of ["", "0", "6", "x", "2.5", 0, 6, 2.5, null]) {
-      expect(problems(schema, form({ [criterion]: refused }), criterion), String(refused)).toEqual([m.rateEvery]);
-    }
-    for (const accepted of ["1", "2", "3", "4", "5", 1, 5]) {
-      const result = schema.parse(form({ [criterion]: accepted })) as Record<string, unknown>;
-      expect(result[criterion]).toBe(Number(accepted));
-    }
-  });
+  it.each([...criteria])(
+    "refuses %s when missing, 0, 6, x, 2.5 or 5 spelled otherwise, and accepts 1 to 5",
+    (criterion) => {
+      expect(problems(schema, without(form(), criterion), criterion)).toEqual([m.rateEvery]);
+      // Only a plain digit as text: "0x5", "5e0", " 5", "5.0", "+5" and "0b101" are 5 to Number(), and were taken
+      // (fails when the schema converts with Number again, checked).
+      const spelledOtherwise = ["0x5", "5e0", " 5", "5 ", "5.0", "+5", "0b101", "0o5", "05", "５"];
+      for (const refused of ["", "0", "6", "x", "2.5", 0, 6, 2.5, null, ...spelledOtherwise]) {
+        expect(problems(schema, form({ [criterion]: refused }), criterion), String(refused)).toEqual([m.rateEvery]);
+      }
+      for (const accepted of ["1", "2", "3", "4", "5", 1, 5]) {
+        const result = schema.parse(form({ [criterion]: accepted })) as Record<string, unknown>;
+        expect(result[criterion]).toBe(Number(accepted));
+      }
+    },
+  );
 
   it.each([...yesNo])("requires Yes or No for %s and stores Yes as 1 and No as 0", (question) => {
     const answer = (value: unknown) => (schema.parse(form({ [question]: value })) as Record<string, unknown>)[question];

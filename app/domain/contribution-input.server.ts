@@ -16,8 +16,9 @@ import { normalizeLinkedInAddress, normalizeWebAddress } from "#app/lib/urls.ts"
  * the JSON API (forms send strings; the API may send numbers and booleans).
  */
 
+/** A rating: a number, or a form's digit as text; "0x5", "5e0", " 5" or "5.0" are not ratings, though Number() reads 5. */
 const rating = z.preprocess(
-  (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+  (value) => (typeof value === "string" && /^[1-5]$/.test(value) ? Number(value) : value),
   z.number({ error: m.rateEvery }).int(m.rateEvery).min(1, m.rateEvery).max(5, m.rateEvery),
 );
 

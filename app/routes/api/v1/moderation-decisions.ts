@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { database } from "#app/db/database.server.ts";
-import { queryOf } from "#app/domain/api-input.server.ts";
+import { idParamSchema, queryOf } from "#app/domain/api-input.server.ts";
 import { decide, decisionBodySchema, moderationLog } from "#app/domain/moderation.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
 import { apiModerator, apiRead, apiWrite } from "#app/http/api.server.ts";
 
-const logQuerySchema = z.object({ before: z.coerce.number().int().positive().optional() }).strict();
+// A decision number in plain digits: "0x5" or "5e0" are refused, though Number() reads them.
+const logQuerySchema = z.object({ before: idParamSchema.optional() }).strict();
 
 /** GET /api/v1/moderation/decisions[?before=N]: the public moderation log, newest first. */
 export const loader = apiRead(async ({ request }) => {
