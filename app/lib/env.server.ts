@@ -1,5 +1,12 @@
 import { z } from "zod";
 
+/**
+ * An address setting, its scheme lower-cased: schemes are case-insensitive (RFC 3986), so "HTTPS://…" is https for
+ * every check that reads the scheme (Secure and __Host- cookies, the refusal of RATE_LIMITS=off).
+ */
+const urlSetting = (protocol: RegExp) =>
+  z.url({ protocol }).transform((url) => url.replace(/^[a-z][a-z0-9+.-]*:/i, (scheme) => scheme.toLowerCase()));
+
 const booleanish = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
   .transform((value) => ["true", "1", "yes", "on"].includes(value));
@@ -26,7 +33,7 @@ export const envSchema = z
       .regex(/^postgres(ql)?:\/\//i, "must be a postgres:// URL")
       .optional(),
     /** Optional: Redis for the rate-limit counters and the change channel between processes, instead of PostgreSQL. */
-    REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+    REDIS_URL: urlSetting(/^rediss?$/).optional(),
     /** Worker processes to run (node:cluster). More than 1 needs PostgreSQL. */
     WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
@@ -40,9 +47,9 @@ export const envSchema = z
      */
     SERVER_TIMING: booleanish.default(false),
     /** The site's public address, used in links sent by e-mail. Defaults to http://localhost:PORT. */
-    PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    PUBLIC_URL: urlSetting(/^https?$/).optional(),
     /** SMTP server for outgoing mail, e.g. smtps://user:pass@mail.example.com. Unset: mail goes to OUTBOX_DIR. */
-    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+    SMTP_URL: urlSetting(/^smtps?$/).optional(),
     OUTBOX_DIR: z.string().min(1).default("./data/outbox"),
     MAIL_FROM: z.string().min(3).default("Candor <no-reply@localhost>"),
     /**

@@ -167,8 +167,9 @@ describe("signing in over HTTP", () => {
   });
 
   it("names the session cookie __Host- (Secure, Path=/, no Domain) when the public address is https", async () => {
+    // The scheme written in capitals, as an operator may: it is https all the same (it was not, checked).
     const secure = await startServer("sqlite", {
-      env: { DEMO_DATA: "never", PUBLIC_URL: "https://candor.example", TRUSTED_PROXIES: "127.0.0.1" },
+      env: { DEMO_DATA: "never", PUBLIC_URL: "HTTPS://candor.example", TRUSTED_PROXIES: "127.0.0.1" },
     });
     try {
       // Served over plain HTTP to the test, as behind a TLS-terminating proxy: the cookie still says Secure.
