@@ -17,6 +17,7 @@ import * as nameSkeletons from "./migrations/0005-name-skeletons.ts";
 import * as publicationQueue from "./migrations/0006-publication-queue.ts";
 import * as industrySectionsMigration from "./migrations/0012-industry-sections.ts";
 import * as queueSlots from "./migrations/0024-queue-rows-in-random-slots.ts";
+import * as oneOpenAppeal from "./migrations/0034-one-open-appeal.ts";
 import { industrySections } from "#app/lib/industries.ts";
 import type { Database } from "./schema.ts";
 import {
@@ -288,6 +289,51 @@ describeEachEngine(
           .execute(),
         "the id stays unique",
       ).rejects.toThrow(/unique|UNIQUE/);
+    });
+  },
+  { migrate: false },
+);
+
+describeEachEngine(
+  "the one-open-appeal migration",
+  (database) => {
+    it("keeps the first of a review's waiting appeals, decided ones all, and refuses a second waiting one", async () => {
+      const db = database().db as Kysely<any>;
+      await migrate(db);
+      await oneOpenAppeal.down(db);
+      const appeal = (id: number, review_id: string, decision_id: number | null) => ({
+        id,
+        review_id,
+        statement: `appeal ${id}`,
+        received_on: "2026-11-30",
+        decision_id,
+      });
+      await db
+        .insertInto("review_appeals")
+        .values([
+          appeal(1, "review-a", 7),
+          appeal(2, "review-a", null),
+          appeal(3, "review-a", null),
+          appeal(4, "review-b", null),
+          appeal(5, "review-a", null),
+          appeal(6, "review-a", 7),
+        ])
+        .execute();
+
+      await oneOpenAppeal.up(db);
+
+      const left = await db.selectFrom("review_appeals").select(["id", "decision_id"]).orderBy("id").execute();
+      expect(left.map((row) => row.id)).toEqual([1, 2, 4, 6]);
+      await expect(
+        db
+          .insertInto("review_appeals")
+          .values(appeal(8, "review-b", null))
+          .execute(),
+      ).rejects.toThrow(/unique|UNIQUE/);
+      await db
+        .insertInto("review_appeals")
+        .values(appeal(9, "review-b", 8))
+        .execute();
     });
   },
   { migrate: false },

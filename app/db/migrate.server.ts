@@ -22,6 +22,7 @@ import * as compactNameSearch from "./migrations/0021-compact-name-search.ts";
 import * as peerRankingInSlices from "./migrations/0023-peer-ranking-in-slices.ts";
 import * as queueRowsInRandomSlots from "./migrations/0024-queue-rows-in-random-slots.ts";
 import * as nameSearchByCountry from "./migrations/0025-name-search-by-country.ts";
+import * as oneOpenAppeal from "./migrations/0034-one-open-appeal.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   "0023-peer-ranking-in-slices": peerRankingInSlices,
   "0024-queue-rows-in-random-slots": queueRowsInRandomSlots,
   "0025-name-search-by-country": nameSearchByCountry,
+  "0034-one-open-appeal": oneOpenAppeal,
 };
 
 /**

@@ -258,6 +258,35 @@ describeEachEngine("moderation", (database) => {
     expect(await moderationQueue(db)).toEqual([]);
   });
 
+  it("takes one waiting appeal per removal, even when several are sent at once", async () => {
+    // A review key filed appeal after appeal, each a row in the moderators' queue (fails without the unique index
+    // over a review's undecided appeals, checked).
+    const { db } = database();
+    const companyId = published(await addCompany(db, someone, newCompanyInput(), companyReview()));
+    const submission = await recordCompanyReview(db, someone, companyId, companyReview({ culture: "1" }));
+    const keyed = (await db.selectFrom("review_keys").select("review_id").execute()).map((key) => key.review_id);
+    const { items } = await companyReviews(db, companyId);
+    const removed = items.find((item) => keyed.includes(item.id) && "ratings" in item && item.ratings.culture === 1);
+    expect(removed).toBeDefined();
+    await decide(db, removed!.id, { action: "remove", reason: "spam", statement: "Looks like spam." }, "M");
+
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, index) => appealRemoval(db, submission.reviewKey, `Appeal number ${index}.`)),
+    );
+    expect(attempts.filter((attempt) => attempt.status === "fulfilled")).toHaveLength(1);
+    for (const attempt of attempts) {
+      if (attempt.status === "rejected") expect(String(attempt.reason)).toMatch(/already in the moderators' queue/);
+    }
+    await expect(appealRemoval(db, submission.reviewKey, "Once more.")).rejects.toThrow(/already in the moderators/);
+    const [queued] = await moderationQueue(db);
+    expect(queued?.appeals).toHaveLength(1);
+
+    // Decided (the removal kept), the removal may be appealed once more, again one at a time.
+    await decide(db, removed!.id, { action: "keep", reason: "spam", statement: "The removal stands." }, "M");
+    await appealRemoval(db, submission.reviewKey, "New facts.");
+    await expect(appealRemoval(db, submission.reviewKey, "And again.")).rejects.toThrow(/already in the moderators/);
+  });
+
   it("withdraws the review the key opens: the row, its key and its share of the aggregates are gone", async () => {
     const { db } = database();
     const companyId = published(await addCompany(db, someone, newCompanyInput(), companyReview()));

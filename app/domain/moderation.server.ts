@@ -453,16 +453,21 @@ export const reviewKeyRequestSchema = z.discriminatedUnion("action", [
 ]);
 export type ReviewKeyRequest = z.infer<typeof reviewKeyRequestSchema>;
 
-/** An appeal against the removal of the review the key opens; it waits in the moderators' queue. */
+/**
+ * An appeal against the removal of the review the key opens; it waits in the moderators' queue. One at a time: while
+ * it waits, another is refused by the unique index over a review's undecided appeals (migration 0034).
+ */
 export async function appealRemoval(db: Kysely<Database>, key: string, statement: string): Promise<number> {
   const review = await reviewOfKey(db, key);
   if (review.removedBy === null) throw new ModerationError(moderationMessages.appealNotRemoved, 409);
-  const { id } = await db
+  const inserted = await db
     .insertInto("review_appeals")
     .values({ review_id: review.row.id, statement, received_on: today(), decision_id: null })
+    .onConflict((conflict) => conflict.column("review_id").where("decision_id", "is", null).doNothing())
     .returning("id")
-    .executeTakeFirstOrThrow();
-  return id;
+    .executeTakeFirst();
+  if (!inserted) throw new ModerationError(moderationMessages.appealWaiting, 409);
+  return inserted.id;
 }
 
 /**

@@ -66,6 +66,8 @@ export const moderationMessages = {
   appealStatementRequired: "Say why the review should be restored.",
   appealNotRemoved: "This review is not removed: there is nothing to appeal. You can still withdraw it.",
   appealSent: "Your appeal is in the moderators' queue. The decision will appear in the moderation log.",
+  appealWaiting:
+    "Your appeal of this removal is already in the moderators' queue. The decision will appear in the moderation log.",
   withdrawn: "Your review is withdrawn: it is deleted and no longer counts in the ratings.",
 } as const;
 
