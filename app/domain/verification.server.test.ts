@@ -100,6 +100,10 @@ it("takes the registrable domain and refuses free-mail and malformed addresses",
     expect(() => workDomainOf(address), address).toThrow(VerificationError);
     expect(() => workDomainOf(address)).toThrow(/free e-mail service/);
   }
+  for (const address of ["jane@duck.com", "jane@mozmail.com", "jane@addy.io", "jane@simplelogin.com"]) {
+    expect(() => workDomainOf(address), address).toThrow(/forwarding or throwaway e-mail service/);
+  }
+  expect(() => workDomainOf("jane@tutanota.com")).toThrow(/free e-mail service/);
   expect(() => workDomainOf("jane@localhost")).toThrow(/work e-mail address/);
   expect(() => workDomainOf("jane@co.uk")).toThrow(/work e-mail address/);
 });
@@ -166,6 +170,23 @@ describeEachEngine("verifying a work address", (database, engine) => {
     expect(error.message).toBe(
       "This address has already been verified this quarter: each address can be verified once a quarter.",
     );
+  });
+
+  it("counts a mailbox once, however its address is spelled: sub-addresses", async () => {
+    // Ten plus-addresses of one mailbox gave 30 tokens and the badge of ten people (fails without the mailbox
+    // spelling, checked).
+    const { db } = database();
+    await verify(db, "jane.doe@acmecorp.com");
+    for (const spelling of [
+      ...Array.from({ length: 9 }, (_, index) => `jane.doe+${index + 1}@acmecorp.com`),
+      "jane.doe+team@acmecorp.com",
+    ]) {
+      await refusal(verify(db, spelling), "already-verified");
+    }
+    expect(await db.selectFrom("verified_addresses").selectAll().execute()).toHaveLength(1);
+    await verify(db, "john@acmecorp.com");
+    expect(await db.selectFrom("verified_addresses").selectAll().execute()).toHaveLength(2);
+    expect(JSON.stringify(await db.selectFrom("verification_codes").selectAll().execute())).not.toContain("jane");
   });
 
   it("forgets a past quarter: address hashes, codes and private keys go, public keys stay", async () => {

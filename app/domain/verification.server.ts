@@ -9,9 +9,7 @@ import {
   randomInt,
   timingSafeEqual,
 } from "node:crypto";
-import freeMailDomains from "email-providers/all.json" with { type: "json" };
 import type { Kysely } from "kysely";
-import { getDomain } from "tldts";
 import { z } from "zod";
 import type { Database } from "#app/db/schema.ts";
 import {
@@ -25,6 +23,7 @@ import {
   verifySignature,
 } from "#app/lib/blind-rsa.server.ts";
 import { env } from "#app/lib/env.server.ts";
+import { hostOf, mailboxOf, personalProviderOf, registrableDomain } from "#app/lib/mailboxes.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
 import { verificationMessages as m } from "#app/lib/verification-messages.ts";
 import { verificationLimits } from "#app/lib/limits.ts";
@@ -86,13 +85,7 @@ export class VerificationError extends Error {
   }
 }
 
-const freeMail = new Set<string>(freeMailDomains);
-
-/** The registrable domain of a host or web address ("mail.eu.example.co.uk" → "example.co.uk"), public-suffix aware. */
-export function registrableDomain(hostOrUrl: string): string | undefined {
-  const domain = getDomain(hostOrUrl.trim().toLowerCase());
-  return domain && /^[a-z0-9.-]+$/.test(domain) ? domain : undefined;
-}
+export { registrableDomain };
 
 const addressSchema = z.string({ error: m.addressInvalid }).trim().toLowerCase().max(254, m.addressInvalid);
 
@@ -120,12 +113,12 @@ export const verificationCodeSchema = z.object({
 });
 export type VerificationCodeInput = z.infer<typeof verificationCodeSchema>;
 
-/** The address's work domain, or the reason it is refused (not an address, a free-mail service). */
+/** The address's work domain, or the reason it is refused (not an address, a free-mail, forwarding or throwaway service). */
 export function workDomainOf(address: string): string {
-  const host = address.slice(address.lastIndexOf("@") + 1);
-  const domain = registrableDomain(host);
+  const domain = registrableDomain(hostOf(address));
   if (!domain) throw new VerificationError("address-invalid");
-  if (freeMail.has(domain) || freeMail.has(host)) throw new VerificationError("free-mail");
+  const provider = personalProviderOf(address);
+  if (provider) throw new VerificationError("free-mail", provider === "free-mail" ? m.freeMail : m.forwardingMail);
   return domain;
 }
 
@@ -284,9 +277,9 @@ export function verificationSettings(): VerificationSettings {
   return { minPeople: env().VERIFIED_MIN_PEOPLE };
 }
 
-/** The rate-limit key of an address: a keyed hash, never the address. */
+/** The rate-limit key of an address's mailbox (its spellings count together): a keyed hash, never the address. */
 export function addressLimitKey(secret: string, address: string): string {
-  return createHmac("sha256", secret).update(`verification-limit\u0000${address}`).digest("base64url");
+  return createHmac("sha256", secret).update(`verification-limit\u0000${mailboxOf(address)}`).digest("base64url");
 }
 
 /**
@@ -310,7 +303,8 @@ export async function requestVerificationCode(
     .insertInto("verification_codes")
     .values({
       id: challenge,
-      address_hash: addressHash(secret, quarter, input.email),
+      // The mailbox, not the spelling: "jane+1@", "Jane@" and "jane@" are one person, verified once a quarter.
+      address_hash: addressHash(secret, quarter, mailboxOf(input.email)),
       domain,
       quarter,
       code_hash: codeHash(secret, challenge, code),

@@ -5,6 +5,8 @@
 export const verificationMessages = {
   addressInvalid: "Enter your work e-mail address, such as jane@example.com.",
   freeMail: "This is a free e-mail service: enter the address your employer gave you.",
+  forwardingMail:
+    "This address belongs to a forwarding or throwaway e-mail service: enter the address your employer gave you.",
   codeSent: (domain: string) =>
     `We have sent a 6-digit code to your address at ${domain}. It works for 15 minutes. Type it below.`,
   codeInvalid: "Enter the 6-digit code from the mail.",
