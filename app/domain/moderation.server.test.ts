@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createTestDatabase, describeEachEngine } from "#tests/support/test-database.ts";
 import { createTestAuth, signUpAccount } from "#tests/support/test-accounts.ts";
 import {
@@ -15,6 +15,7 @@ import { companyReviews, findCompany } from "./companies.server.ts";
 import { managerReviews } from "./managers.server.ts";
 import { company as newCompanyInput, companyReview, published, someone } from "#tests/support/test-contributions.ts";
 import { addCompany, recordCompanyReview } from "./contributions.server.ts";
+import { backgroundSettled } from "#app/lib/background.server.ts";
 import {
   appealRemoval,
   decide,
@@ -55,6 +56,8 @@ async function managerAggregates(db: Kysely<Database>, id: number) {
     .where("id", "=", id)
     .executeTakeFirstOrThrow();
 }
+
+const outbox = await vi.hoisted(() => import("#tests/support/test-outbox.ts"));
 
 const report = { reason: "private-person", explanation: "It names my colleague.", contactEmail: null } as const;
 
@@ -167,6 +170,50 @@ describeEachEngine("moderation", (database) => {
 
     const after = await db.selectFrom("review_reports").select("contact_email").executeTakeFirstOrThrow();
     expect(after.contact_email).toBeNull();
+  });
+
+  it("mails a named address once per decision, however many reports named it and however spelled", async () => {
+    // Ten reports naming one address gave that unconfirmed address ten mails (fails without, checked).
+    const { db } = database();
+    const company = await insertCompany(db, { name: "Flood Corp" });
+    const reviewId = await insertCompanyReview(db, company);
+    await grantRole(db, (await signUpAccount(createTestAuth(database()), "mod2@example.com")).email, "moderator");
+    outbox.clearOutbox(); // the sign-up's confirmation
+    const spellings = ["victim@acmecorp.com", "Victim@AcmeCorp.com", "victim+1@acmecorp.com", "victim+2@acmecorp.com"];
+    for (let index = 0; index < 10; index += 1) {
+      await reportReview(db, reviewId, { ...report, contactEmail: spellings[index % spellings.length]! });
+    }
+    await decide(db, reviewId, { action: "keep", reason: null, statement: "Fine." }, "M");
+    await backgroundSettled();
+    expect(outbox.sentMails().map((mail) => mail.subject)).toEqual([
+      expect.stringMatching(/decision \d+ on the review you reported/),
+    ]);
+    const left = await db
+      .selectFrom("review_reports")
+      .select("contact_email")
+      .where("review_id", "=", reviewId)
+      .execute();
+    expect(left.map((row) => row.contact_email)).toEqual(Array.from({ length: 10 }, () => null));
+  });
+
+  it("mails the operator when no moderator exists and the queue of reports stops being empty, not per report", async () => {
+    // Before a moderator exists, every report mailed the operator (fails without, checked).
+    const { db } = database();
+    const company = await insertCompany(db, { name: "Quiet Corp" });
+    const first = await insertCompanyReview(db, company);
+    const second = await insertCompanyReview(db, company);
+    for (let index = 0; index < 10; index += 1) await reportReview(db, index % 2 ? first : second, report);
+    await backgroundSettled();
+    expect(outbox.sentMails().map((mail) => mail.subject)).toEqual([expect.stringMatching(/a review was reported/)]);
+    expect(outbox.sentMails()[0]?.text).toContain("npm run admin -- reports");
+    // Once the operator has decided every report, the next one is mailed again.
+    await decide(db, first, { action: "keep", reason: null, statement: "Fine." }, "operator");
+    await decide(db, second, { action: "keep", reason: null, statement: "Fine." }, "operator");
+    outbox.clearOutbox();
+    await reportReview(db, first, report);
+    await reportReview(db, second, report);
+    await backgroundSettled();
+    expect(outbox.sentMails()).toHaveLength(1);
   });
 
   it("refuses a report of a review that does not exist", async () => {

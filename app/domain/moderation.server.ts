@@ -6,7 +6,9 @@ import type { CompanyReview, Database, ManagerReview } from "#app/db/schema.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
 import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
+import { runInBackground } from "#app/lib/background.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
+import { mailboxOf } from "#app/lib/mailboxes.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import {
   type ModerationAction,
@@ -124,11 +126,24 @@ export async function reportReview(db: Kysely<Database>, reviewId: string, input
     .returning("id")
     .executeTakeFirstOrThrow();
   const anyModerator = await db.selectFrom("moderators").select("user_id").limit(1).executeTakeFirst();
-  if (!anyModerator) {
+  // The operator hears when the queue of reports stops being empty, not of every report: a flood of reports is one
+  // mail, and `npm run admin -- reports` lists the rest. Two reports filed at once may both find themselves first.
+  if (!anyModerator && (await oldestUndecidedReport(db)) === id) {
     // Off the request's path: a slow mail server must not tell the reporter anything, nor hold the page.
-    void mailOperator(review, input).catch((error: unknown) => logger.error({ err: error }, "report mail failed"));
+    runInBackground("report mail", () => mailOperator(review, input));
   }
   return id;
+}
+
+async function oldestUndecidedReport(db: Kysely<Database>): Promise<number | undefined> {
+  const row = await db
+    .selectFrom("review_reports")
+    .select("id")
+    .where("decision_id", "is", null)
+    .orderBy("id")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
 }
 
 async function mailOperator(review: FoundReview, input: ReportInput): Promise<void> {
@@ -142,7 +157,9 @@ async function mailOperator(review: FoundReview, input: ReportInput): Promise<vo
       `Reason: ${reportReasons[input.reason].label}`,
       input.explanation ? `Explanation: ${input.explanation}` : "No explanation given.",
       "",
-      "No moderator is configured. To decide from the command line:",
+      "No moderator is configured. Reports filed before this one is decided are not mailed: list them all with",
+      "  npm run admin -- reports",
+      "To decide from the command line:",
       `  npm run admin -- remove ${review.row.id} ${input.reason} "statement of reasons"`,
       `  npm run admin -- keep ${review.row.id} "statement of reasons"`,
       "or grant a moderator: npm run admin -- grant moderator EMAIL",
@@ -382,7 +399,10 @@ export async function decide(
   return { id: decision.id, action: decision.action };
 }
 
-/** Tells each reporter who left an address what was decided, then erases the address. */
+/**
+ * Tells each reporter who left an address what was decided, then erases the address. The address was never
+ * confirmed, so a mailbox gets one mail per decision however many reports named it (in any spelling).
+ */
 async function notifyReporters(
   db: Kysely<Database>,
   decisionId: number,
@@ -396,22 +416,26 @@ async function notifyReporters(
     .where("contact_email", "is not", null)
     .execute();
   const { PUBLIC_URL } = env();
+  const mailed = new Set<string>();
   for (const reporter of reporters) {
+    const mailbox = mailboxOf(reporter.contact_email!);
     try {
-      await sendMail({
-        to: reporter.contact_email!,
-        subject: `${messages.siteName}: decision ${decisionId} on the review you reported`,
-        text: [
-          `The review you reported on ${PUBLIC_URL ?? ""}${subjectPath(review.kind, review.subjectId)} was ${pastTense[input.action]}.`,
-          input.reason ? `Reason: ${reportReasons[input.reason].label}` : "",
-          `Statement of reasons: ${input.statement}`,
-          "",
-          `Every decision is published in the moderation log: ${PUBLIC_URL ?? ""}${paths.moderationLog()}`,
-          "Your address has now been erased.",
-        ]
-          .filter((line, index) => line !== "" || index === 3)
-          .join("\n"),
-      });
+      if (!mailed.has(mailbox))
+        await sendMail({
+          to: reporter.contact_email!,
+          subject: `${messages.siteName}: decision ${decisionId} on the review you reported`,
+          text: [
+            `The review you reported on ${PUBLIC_URL ?? ""}${subjectPath(review.kind, review.subjectId)} was ${pastTense[input.action]}.`,
+            input.reason ? `Reason: ${reportReasons[input.reason].label}` : "",
+            `Statement of reasons: ${input.statement}`,
+            "",
+            `Every decision is published in the moderation log: ${PUBLIC_URL ?? ""}${paths.moderationLog()}`,
+            "Your address has now been erased.",
+          ]
+            .filter((line, index) => line !== "" || index === 3)
+            .join("\n"),
+        });
+      mailed.add(mailbox);
     } catch (error) {
       logger.error({ err: error }, "decision notice failed");
     }
