@@ -18,6 +18,8 @@ import * as publicationQueue from "./migrations/0006-publication-queue.ts";
 import * as industrySectionsMigration from "./migrations/0012-industry-sections.ts";
 import * as queueSlots from "./migrations/0024-queue-rows-in-random-slots.ts";
 import * as oneOpenAppeal from "./migrations/0034-one-open-appeal.ts";
+import * as lookalikeIdentity from "./migrations/0035-lookalike-company-identity.ts";
+import { websiteKey } from "#app/lib/urls.ts";
 import { industrySections } from "#app/lib/industries.ts";
 import type { Database } from "./schema.ts";
 import {
@@ -107,7 +109,7 @@ describeEachEngine(
   { migrate: false },
 );
 
-describe("the name skeleton migration's frozen functions", () => {
+describe("the latest name skeleton migration's frozen functions", () => {
   it("give what the live code gives today, for every character of the Basic Multilingual Plane in a name", () => {
     const differing: string[] = [];
     let compared = 0;
@@ -118,7 +120,8 @@ describe("the name skeleton migration's frozen functions", () => {
       const same =
         nameSkeletons.fold(name) === fold(name) &&
         nameSkeletons.cleanName(name) === cleanName(name) &&
-        nameSkeletons.nameSkeleton(name) === nameSkeleton(name);
+        lookalikeIdentity.fold(name) === fold(name) &&
+        lookalikeIdentity.nameSkeleton(name) === nameSkeleton(name);
       if (!same) differing.push(`U+${code.toString(16).padStart(4, "0")}`);
       compared += 1;
     }
@@ -178,7 +181,7 @@ describeEachEngine(
 
       await nameSkeletons.up(db);
 
-      const skeleton = nameSkeleton("Acme GmbH");
+      const skeleton = nameSkeletons.nameSkeleton("Acme GmbH");
       expect(
         await db.selectFrom("companies").select(["id", "name", "folded_name", "name_skeleton"]).orderBy("id").execute(),
       ).toEqual([
@@ -187,7 +190,7 @@ describeEachEngine(
         { id: 3, name: "Acme GmbH", folded_name: "acme gmbh", name_skeleton: skeleton },
       ]);
       expect(await db.selectFrom("managers").select(["first_name", "last_name", "name_skeleton"]).execute()).toEqual([
-        { first_name: "Jane", last_name: "Doe", name_skeleton: nameSkeleton("Jane Doe") },
+        { first_name: "Jane", last_name: "Doe", name_skeleton: nameSkeletons.nameSkeleton("Jane Doe") },
       ]);
       await expect(
         db
@@ -288,6 +291,75 @@ describeEachEngine(
           .values({ ...rows[0], slot: 1 })
           .execute(),
         "the id stays unique",
+      ).rejects.toThrow(/unique|UNIQUE/);
+    });
+  },
+  { migrate: false },
+);
+
+describe("the lookalike identity migration's website key", () => {
+  it("gives what the live code gives", () => {
+    for (const href of [
+      "https://www.acme.com/",
+      "https://careers.eu.acme.co.uk/jobs?x=1",
+      "http://acme.github.io/about",
+      "https://1.2.3.4/",
+      "https://www.acme-12.example/",
+    ]) {
+      expect(lookalikeIdentity.websiteKey(href), href).toBe(websiteKey(href));
+    }
+  });
+});
+
+describeEachEngine(
+  "the lookalike identity migration",
+  (database) => {
+    it("computes every identity again, keeping companies that became lookalikes apart under the unique index", async () => {
+      const db = database().db as Kysely<any>;
+      await migrate(db);
+      const row = (id: number, name: string, website: string) => ({
+        id,
+        name,
+        folded_name: fold(name),
+        name_skeleton: `old ${id}`,
+        country: "DE",
+        state: "Bavaria",
+        city: "Munich",
+        website,
+        glassdoor_url: "https://reviews.example/acme",
+        website_key: `old ${id}`,
+        industry: "Software",
+        created_on: "2025-06-01",
+      });
+      await db
+        .insertInto("companies")
+        .values([
+          row(1, "Acme Inc", "https://acme.com/"),
+          row(2, "Acme Inc.", "https://acme.com/about"),
+          row(3, "ΑΘΗΝΑΣ", "https://athinas.gr/"),
+          row(4, "Acme Inc", "https://acme.de/"),
+        ])
+        .execute();
+
+      await lookalikeIdentity.up(db);
+
+      expect(
+        await db.selectFrom("companies").select(["id", "name_skeleton", "website_key"]).orderBy("id").execute(),
+      ).toEqual([
+        { id: 1, name_skeleton: nameSkeleton("Acme Inc"), website_key: "acme.com" },
+        { id: 2, name_skeleton: `${nameSkeleton("Acme Inc")}\u00012`, website_key: "acme.com" },
+        { id: 3, name_skeleton: nameSkeleton("Αθηνασ"), website_key: "athinas.gr" },
+        { id: 4, name_skeleton: nameSkeleton("Acme Inc"), website_key: "acme.de" },
+      ]);
+      await expect(
+        db
+          .insertInto("companies")
+          .values({
+            ...row(5, "ACME, INC", "https://www.acme.com"),
+            name_skeleton: nameSkeleton("ACME, INC"),
+            website_key: "acme.com",
+          })
+          .execute(),
       ).rejects.toThrow(/unique|UNIQUE/);
     });
   },

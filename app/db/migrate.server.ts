@@ -23,6 +23,7 @@ import * as peerRankingInSlices from "./migrations/0023-peer-ranking-in-slices.t
 import * as queueRowsInRandomSlots from "./migrations/0024-queue-rows-in-random-slots.ts";
 import * as nameSearchByCountry from "./migrations/0025-name-search-by-country.ts";
 import * as oneOpenAppeal from "./migrations/0034-one-open-appeal.ts";
+import * as lookalikeCompanyIdentity from "./migrations/0035-lookalike-company-identity.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   "0024-queue-rows-in-random-slots": queueRowsInRandomSlots,
   "0025-name-search-by-country": nameSearchByCountry,
   "0034-one-open-appeal": oneOpenAppeal,
+  "0035-lookalike-company-identity": lookalikeCompanyIdentity,
 };
 
 /**

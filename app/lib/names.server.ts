@@ -30,13 +30,18 @@ function skeleton(text: string): string {
   return mapped.normalize("NFD");
 }
 
+/** What no reader tells two names apart by: punctuation, spaces and symbols ("Acme Inc." is "Acme, Inc"). */
+const untold = /[\p{P}\p{S}\p{Z}\s]/gu;
+
 /**
  * What two names that look alike have in common: the TR39 skeleton of the case- and accent-folded name, folded
  * again (a prototype can be a capital, "0" becomes "O"), twice, since a folded letter can be confusable in turn.
- * Case is folded first, as the duplicate check always did: TR39 maps the capital I to l but leaves the small i.
+ * Case is folded first, as the duplicate check always did: TR39 maps the capital I to l but leaves the small i. The
+ * Greek final sigma is a small sigma ("ΑΘΗΝΑΣ" lower-cases to "αθηνας", typed small it may end in "σ"), and
+ * punctuation, spaces and symbols are left out, unless the name is nothing else.
  */
 export function nameSkeleton(name: string): string {
-  let text = fold(cleanName(name));
+  let text = fold(cleanName(name)).replace(/ς/g, "σ");
   for (let pass = 0; pass < 2; pass += 1) text = fold(skeleton(text));
-  return text;
+  return text.replace(untold, "") || text;
 }

@@ -43,4 +43,14 @@ describe("websiteKey", () => {
   it("treats www., scheme, case and trailing slashes alike", () => {
     expect(websiteKey("https://www.Acme.com/")).toBe(websiteKey("http://acme.com"));
   });
+
+  it("knows a site by its registrable domain: a path or a subdomain is the same site (they were not, checked)", () => {
+    for (const href of ["https://acme.com/about", "https://careers.eu.acme.com/jobs?x=1", "http://shop.acme.com"]) {
+      expect(websiteKey(href), href).toBe("acme.com");
+    }
+    expect(websiteKey("https://shop.acme.co.uk/")).toBe("acme.co.uk");
+    // A hosting platform's suffix keeps its sites apart; an IP number stands for itself.
+    expect(websiteKey("https://acme.github.io/")).not.toBe(websiteKey("https://other.github.io/"));
+    expect(websiteKey("https://1.2.3.4/x")).toBe("1.2.3.4");
+  });
 });

@@ -3,6 +3,7 @@
  * without an http(s):// prefix gets one. Only http and https are accepted: javascript:, data: and the like are
  * refused, as are addresses with credentials or without a real host name.
  */
+import { getDomain } from "tldts";
 import { maxWebAddressLength } from "./limits.ts";
 
 export function normalizeWebAddress(input: string): string | undefined {
@@ -31,8 +32,12 @@ export function normalizeLinkedInAddress(input: string): string | undefined {
   return host === "linkedin.com" || host.endsWith(".linkedin.com") ? href : undefined;
 }
 
-/** The part of an address that identifies a company's site: host without www., and path, lower-case. */
+/**
+ * What identifies a company's site: its registrable domain ("https://careers.eu.acme.co.uk/jobs" is "acme.co.uk"),
+ * public-suffix aware, so a subdomain or a path of the site is the same site. Hosting platforms listed as public
+ * suffixes keep each site apart ("acme.github.io"). A host without one (an IP number) stands for itself, without "www.".
+ */
 export function websiteKey(href: string): string {
-  const url = new URL(href);
-  return `${url.hostname.toLowerCase().replace(/^www\./, "")}${url.pathname.replace(/\/+$/, "").toLowerCase()}`;
+  const host = new URL(href).hostname.toLowerCase();
+  return getDomain(host, { allowPrivateDomains: true }) ?? host.replace(/^www\./, "");
 }
