@@ -24,6 +24,12 @@ const strength = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs, maxLen
 /** Words every guesser of a password here tries first: the site's name and tagline. */
 const siteWords = ["candor", "transparency", "leadership"];
 
+/** The years a guesser puts after a word first: this one and the next (people choose passwords that last a while). */
+function guessedYears(now = new Date()): string[] {
+  const year = now.getUTCFullYear();
+  return [String(year), String(year + 1)];
+}
+
 /** The pieces of an e-mail address a guesser tries: the address, its local part and its words, the domain's name. */
 function personalWords(email: string): string[] {
   const address = email.trim().toLowerCase();
@@ -38,6 +44,8 @@ export const passwordMessages = {
   common: "This password is too common. Choose one that is harder to guess.",
   weak: "This password is too easy to guess: avoid repeated letters, sequences and keyboard patterns. A few unrelated words make a strong one.",
   personal: "This password is too close to your e-mail address. Choose one that has nothing to do with it.",
+  decorated:
+    "One word with a year, digits or symbols around it is among the first things guessed. A few unrelated words make a strong password.",
 } as const;
 
 /** True when the password is on the shipped list of common passwords (about 49,000, case-insensitive). */
@@ -45,12 +53,33 @@ export function isCommonPassword(password: string): boolean {
   return common.has(password.toLowerCase());
 }
 
+type Rating = ReturnType<typeof strength.check>;
+
+function rate(password: string, userInputs: readonly string[]): Rating {
+  return strength.check(password, [...siteWords, ...guessedYears(), ...userInputs]);
+}
+
+/**
+ * One word of a dictionary (zxcvbn's lists, the site's words, `userInputs`), in any case or with letters swapped for
+ * lookalike digits, with nothing but digits, a year or symbols around it: "Summer2026!", "Candor2026!", "P@ssw0rd1".
+ * Guessers try every word with such endings first (the rules of hashcat and John the Ripper), and zxcvbn's score
+ * rates them above the floor all the same (Summer2026! at 10^7.5 guesses).
+ */
+function isDecoratedWord(password: string, rating: Rating): boolean {
+  const words = rating.sequence.filter((match) => match.pattern === "dictionary" && /\p{L}/u.test(match.token));
+  if (words.length !== 1) return false;
+  const letters = (text: string) => text.match(/\p{L}/gu)?.length ?? 0;
+  return letters(words[0]!.token) === letters(password);
+}
+
 /**
  * True when zxcvbn estimates the password below the floor (repeats, sequences, keyboard walks, dictionary words, the
- * site's name, and `userInputs`: what a guesser knows of the account).
+ * site's name, and `userInputs`: what a guesser knows of the account), or it is one word with digits, a year or
+ * symbols around it.
  */
 export function isWeakPassword(password: string, userInputs: readonly string[] = []): boolean {
-  return strength.check(password, [...siteWords, ...userInputs]).score < minPasswordScore;
+  const rating = rate(password, userInputs);
+  return rating.score < minPasswordScore || isDecoratedWord(password, rating);
 }
 
 /**
@@ -64,7 +93,11 @@ export function newPasswordProblem(password: string, email?: string): string | u
   if (isCommonPassword(password)) return passwordMessages.common;
   const personal = email ? personalWords(email) : [];
   if (!isWeakPassword(password, personal)) return undefined;
-  return personal.length > 0 && !isWeakPassword(password) ? passwordMessages.personal : passwordMessages.weak;
+  if (personal.length > 0 && !isWeakPassword(password)) return passwordMessages.personal;
+  const rating = rate(password, []);
+  return rating.score >= minPasswordScore && isDecoratedWord(password, rating)
+    ? passwordMessages.decorated
+    : passwordMessages.weak;
 }
 
 /** A new password: long enough, not absurdly long, not a common one, not easy to guess (from `email`, if given). */
