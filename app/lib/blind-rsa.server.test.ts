@@ -10,7 +10,7 @@ import {
   publicKeyOf,
   verifySignature,
 } from "./blind-rsa.server.ts";
-import { privateJwk } from "./pbrsa.server.ts";
+import { inverseModPrime, privateJwk } from "./pbrsa.server.ts";
 import { bigintToBytes } from "./review-token.ts";
 import { importPublicKey } from "./verification-token.ts";
 import { modInverse } from "#app/lib/modular.ts";
@@ -22,7 +22,7 @@ type Vector = (typeof vectors)[number];
 const hex = (value: string) => Buffer.from(value.replace(/^0x/, ""), "hex");
 const big = (value: string) => BigInt(value.startsWith("0x") ? value : `0x${value}`);
 function keysOf(v: Vector): { privateKey: KeyObject; publicKey: KeyObject; jwk: JsonWebKey } {
-  const jwk = privateJwk(big(v.n), big(v.e), big(v.d), big(v.p), big(v.q));
+  const jwk = privateJwk(big(v.n), big(v.e), big(v.p), big(v.q), inverseModPrime(big(v.q), big(v.p)));
   const privateKey = createPrivateKey({ key: jwk, format: "jwk" });
   return { privateKey, publicKey: createPublicKey(privateKey), jwk };
 }

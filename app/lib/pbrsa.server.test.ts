@@ -1,8 +1,15 @@
 import { createPrivateKey } from "node:crypto";
 import { RSAPBSSA } from "@cloudflare/blindrsa-ts";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { modInverse } from "./modular.ts";
-import { blindSignPartially, generatePbrsaKey, verifyPartially } from "./pbrsa.server.ts";
+import type * as Modular from "./modular.ts";
+import {
+  blindedInverse,
+  blindSignPartially,
+  generatePbrsaKey,
+  inverseModPrime,
+  verifyPartially,
+} from "./pbrsa.server.ts";
 import {
   bytesToBigint,
   decodeReviewToken,
@@ -16,6 +23,21 @@ import { importPublicKey, toBase64url } from "./verification-token.ts";
 // draft-irtf-cfrg-partially-blind-rsa, test vectors (RSAPBSSA-SHA384-PSS-Deterministic, with and without metadata
 // and message), as published with the draft.
 import vectors from "./testdata/pbrsa-draft-vectors.json" with { type: "json" };
+// RFC 9474, Appendix A (4096-bit keys).
+import rfcVectors from "./testdata/rfc9474-appendix-a.json" with { type: "json" };
+
+/** Every modular inversion by Euclid (modular.ts), as (value, modulus): what the signer's timing could show. */
+const inversions = vi.hoisted(() => [] as Array<[bigint, bigint]>);
+vi.mock("./modular.ts", async (original) => {
+  const actual = await original<typeof Modular>();
+  return {
+    ...actual,
+    modInverse: (a: bigint, m: bigint) => {
+      inversions.push([a, m]);
+      return actual.modInverse(a, m);
+    },
+  };
+});
 
 const hex = (value: string) => Buffer.from(value, "hex");
 const b64 = (value: string) => hex(value.length % 2 ? `0${value}` : value).toString("base64url");
@@ -113,5 +135,40 @@ describe("a generated key with the browser library (@cloudflare/blindrsa-ts)", (
         blindSignature: foreign.toString("base64url"),
       }),
     ).rejects.toThrow("invalid signature");
+  });
+});
+
+describe("the signer's inversions", () => {
+  const big = (value: string) => BigInt(value.startsWith("0x") ? value : `0x${value}`);
+  const keys = [...vectors, ...rfcVectors].map(({ name, p, q, e, d }) => ({ name, p, q, e, d }));
+
+  it.each(keys)("give the private values of $name's test vector (the draft's and RFC 9474's)", (v) => {
+    const [p, q, e, d] = [big(v.p), big(v.q), big(v.e), big(v.d)];
+    const phi = (p - 1n) * (q - 1n);
+    const inverse = blindedInverse(e, phi);
+    // The draft gives d modulo φ(n), the RFC modulo λ(n): the CRT values (dp, dq) are the same either way.
+    expect((inverse * e) % phi).toBe(1n);
+    expect(inverse < phi).toBe(true);
+    expect(blindedInverse(e, p - 1n)).toBe(d % (p - 1n));
+    expect(blindedInverse(e, q - 1n)).toBe(d % (q - 1n));
+    expect(inverseModPrime(q, p)).toBe(modInverse(q, p));
+  });
+
+  it("never run Euclid on a secret: only on the public exponent e' and a blinded residue", async () => {
+    // The signer inverted e' modulo φ(n) with Euclid on φ itself, whose steps (and time) depend on it (fails so,
+    // checked: φ(n) was the modulus).
+    for (const v of vectors) {
+      const key = privateKeyOf(v);
+      const [p, q] = [BigInt(`0x${v.p}`), BigInt(`0x${v.q}`)];
+      const secrets = [p, q, p - 1n, q - 1n, (p - 1n) * (q - 1n)];
+      const ePrime = BigInt(`0x${v.eprime}`);
+      inversions.length = 0;
+      await blindSignPartially(key, hex(v.blinded_msg), hex(v.info));
+      expect(inversions.length).toBeGreaterThan(0);
+      for (const [value, modulus] of inversions) {
+        expect(modulus).toBe(ePrime);
+        expect(secrets.map((secret) => secret % ePrime)).not.toContain(value);
+      }
+    }
   });
 });
