@@ -1,6 +1,8 @@
 // Crash safety (docs/security.md): writes under load while the server is killed with SIGKILL again and again; then
 // every acknowledged write must exist exactly once and every company's aggregates must match its reviews.
+// Any 5xx answer fails the run, and so do fewer acknowledged writes than --min-writes (default 200 per engine).
 // Run `npm run build` first. Usage: node scripts/reliability/crash-safety.ts [--kills 20] [--engine sqlite|postgres]
+// [--min-writes 200]
 import { parseArgs } from "node:util";
 import {
   cleanUp,
@@ -17,6 +19,7 @@ import {
   signUp,
   sleep,
   publishQueued,
+  tooFewWrites,
   spawnServer,
   verifyWrites,
   waitForHealth,
@@ -27,8 +30,10 @@ const { values: options } = parseArgs({
     kills: { type: "string", default: "20" },
     engine: { type: "string", multiple: true },
     workers: { type: "string", default: "8" },
+    "min-writes": { type: "string", default: "200" },
   },
 });
+const minWrites = Number(options["min-writes"]);
 const kills = Number(options.kills);
 const workers = Number(options.workers);
 const engines = (options.engine ?? ["sqlite", "postgres"]) as Engine[];
@@ -41,6 +46,9 @@ type Summary = {
   lost: number;
   /** What `npm run reviews:publish` said of the queue after the last kill. */
   published: string;
+  /** 5xx answers: a kill closes connections, it never makes the server answer 5xx. */
+  serverErrors: string[];
+  tooFew: string[];
   duplicated: number;
   orphans: number;
   mismatches: number;
@@ -67,6 +75,7 @@ async function runEngine(engine: Engine): Promise<Summary> {
     const companies: number[] = [];
     let requests = 0;
     let killsDone = 0;
+    const serverErrors: string[] = [];
     let running = true;
     let up: Promise<void> = Promise.resolve();
 
@@ -94,7 +103,9 @@ async function runEngine(engine: Engine): Promise<Summary> {
           return JSON.parse(text) as { id?: number };
         }
         if (response.status === 401) tokens.set(email, await accessToken(baseURL, email).catch(() => ""));
-        else if (response.status < 500) throw new Error(`${path} answered ${response.status}: ${text}`);
+        else if (response.status >= 500)
+          serverErrors.push(`${path} answered ${response.status}: ${text.slice(0, 200)}`);
+        else throw new Error(`${path} answered ${response.status}: ${text}`);
       } catch (error) {
         if (error instanceof Error && error.message.includes("answered")) throw error;
         // The server died under the request: neither acknowledged nor refused. Wait for the restart.
@@ -139,7 +150,19 @@ async function runEngine(engine: Engine): Promise<Summary> {
     const published = publishQueued(database, env).trim();
     const result = await verifyWrites(database, acknowledged, sent);
     for (const problem of result.problems.slice(0, 50)) console.error(`  ${engine}: ${problem}`);
-    return { engine, kills: killsDone, requests, acknowledged: acknowledged.size, published, ...result };
+    for (const error of serverErrors.slice(0, 20)) console.error(`  ${engine}: ${error}`);
+    const tooFew = tooFewWrites(engine, acknowledged.size, minWrites);
+    for (const problem of tooFew) console.error(`  ${problem}`);
+    return {
+      engine,
+      kills: killsDone,
+      requests,
+      acknowledged: acknowledged.size,
+      published,
+      serverErrors,
+      tooFew,
+      ...result,
+    };
   } finally {
     await cleanUp(server, database);
   }
@@ -149,11 +172,15 @@ const started = Date.now();
 let failed = false;
 for (const engine of engines) {
   const summary = await runEngine(engine);
-  const bad = summary.lost + summary.duplicated + summary.orphans + summary.mismatches > 0;
+  const bad =
+    summary.lost + summary.duplicated + summary.orphans + summary.mismatches > 0 ||
+    summary.serverErrors.length > 0 ||
+    summary.tooFew.length > 0;
   failed ||= bad;
   console.log(
     `crash-safety ${engine}: ${summary.kills} kills survived, ${summary.requests} requests sent, ` +
-      `${summary.acknowledged} acknowledged writes checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ` +
+      `${summary.acknowledged} acknowledged writes checked (at least ${minWrites} required), ` +
+      `${summary.serverErrors.length} 5xx, ${summary.lost} lost, ${summary.duplicated} duplicated, ` +
       `${summary.orphans} companies or managers without a review, ${summary.mismatches} aggregate mismatches ` +
       `(${summary.companies} companies and ${summary.managers} managers checked; leftovers: ${summary.published})` +
       (bad ? " — FAILED" : ""),

@@ -3,7 +3,9 @@
 // several times. The Candor process must never exit, must answer 503 with Retry-After (never another 5xx, never a
 // hang) while the database is down, must serve 2xx again by itself once it is back, and every acknowledged write
 // must exist exactly once afterwards with matching aggregates. It also starts the server while PostgreSQL is down.
+// Fewer acknowledged writes than --min-writes (default 100) fail the run.
 // Run `npm run build` first. Usage: node scripts/reliability/database-faults.ts [--terminations 6] [--restarts 3]
+// [--min-writes 100]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,6 +23,7 @@ import {
   sleep,
   spawnServer,
   type TestDatabase,
+  tooFewWrites,
   verifyWrites,
   waitForHealth,
   Workload,
@@ -32,8 +35,10 @@ const { values: options } = parseArgs({
     restarts: { type: "string", default: "3" },
     "down-seconds": { type: "string", default: "5" },
     clients: { type: "string", default: "16" },
+    "min-writes": { type: "string", default: "100" },
   },
 });
+const minWrites = Number(options["min-writes"]);
 const terminations = Number(options.terminations);
 const restarts = Number(options.restarts);
 const downMs = Number(options["down-seconds"]) * 1000;
@@ -208,7 +213,7 @@ try {
   if (unhandled > 0) problems.push(`${unhandled} error or fatal log lines`);
 
   const writes = await verifyWrites(database, workload.acknowledged, workload.sent);
-  problems.push(...writes.problems);
+  problems.push(...writes.problems, ...tooFewWrites("database-faults", workload.acknowledged.size, minWrites));
   report.load = { clients, ...counts };
   report.writes = {
     sent: workload.sent.size,

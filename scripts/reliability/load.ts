@@ -5,7 +5,9 @@
 // (TRUSTED_PROXIES) and every client sends its own X-Forwarded-For; a third of the clients also write, each with an
 // account of its own, and stays within the API write limit (60 an hour per client) and the review limit its writes
 // share with the forms (30 an hour). Production limits are unchanged.
+// Fewer acknowledged writes than --min-writes (default 100 per engine) fail the run.
 // Run `npm run build` first. Usage: node scripts/reliability/load.ts [--seconds 60] [--clients 200] [--engine …]
+// [--min-writes 100]
 import { parseArgs } from "node:util";
 import {
   cleanUp,
@@ -18,6 +20,7 @@ import {
   quantile,
   runClients,
   spawnServer,
+  tooFewWrites,
   verifyWrites,
   waitForHealth,
   Workload,
@@ -28,8 +31,10 @@ const { values: options } = parseArgs({
     seconds: { type: "string", default: "60" },
     clients: { type: "string", default: "200" },
     engine: { type: "string", multiple: true },
+    "min-writes": { type: "string", default: "100" },
   },
 });
+const minWrites = Number(options["min-writes"]);
 const seconds = Number(options.seconds);
 const clients = Number(options.clients);
 const engines = (options.engine ?? ["sqlite", "postgres"]) as Engine[];
@@ -55,7 +60,7 @@ async function runEngine(engine: Engine) {
     if (code !== 0) problems.push(`the server exited with ${code}`);
 
     const check = await verifyWrites(database, workload.acknowledged, workload.sent);
-    problems.push(...check.problems);
+    problems.push(...check.problems, ...tooFewWrites(engine, workload.acknowledged.size, minWrites));
     const classes: Record<string, number> = {};
     for (const outcome of outcomes) {
       const name = outcome.status === 0 ? "no answer" : `${String(outcome.status).slice(0, 1)}xx`;

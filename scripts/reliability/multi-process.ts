@@ -7,8 +7,9 @@
 // - a published review shows through every process within 1 s of its publication's commit;
 // - every turn of the publication schedule ran once: no turn taken twice, none skipped, none taken early;
 // - the replica streamed and served reads.
+// - at least --min-writes (default 50) writes were acknowledged: a run that wrote nothing checked nothing.
 // Only 127.0.0.1. Run `npm run build` first. Usage: node scripts/reliability/multi-process.ts [--seconds 20]
-// [--clients 24]
+// [--clients 24] [--min-writes 50]
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
@@ -33,6 +34,7 @@ import {
   type ServerProcess,
   sleep,
   spawnServer,
+  tooFewWrites,
   verifyWrites,
   waitForHealth,
   Workload,
@@ -40,10 +42,15 @@ import {
 import { headlineReviewCount } from "#tests/e2e/support/http.ts";
 
 const { values: options } = parseArgs({
-  options: { seconds: { type: "string", default: "20" }, clients: { type: "string", default: "24" } },
+  options: {
+    seconds: { type: "string", default: "20" },
+    clients: { type: "string", default: "24" },
+    "min-writes": { type: "string", default: "50" },
+  },
 });
 const seconds = Number(options.seconds);
 const clients = Number(options.clients);
+const minWrites = Number(options["min-writes"]);
 const intervalSeconds = 2;
 
 const haproxy = spawnSync("haproxy", ["-v"], { encoding: "utf8" });
@@ -315,7 +322,7 @@ try {
   }
   publishQueued(database, { AUTH_SECRET: secret });
   const check = await verifyWrites(database, workload.acknowledged, workload.sent);
-  problems.push(...check.problems);
+  problems.push(...check.problems, ...tooFewWrites("multi-process", workload.acknowledged.size, minWrites));
   console.log(
     `multi-process: ${JSON.stringify({
       seconds,
