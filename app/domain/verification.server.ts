@@ -279,7 +279,9 @@ export function verificationSettings(): VerificationSettings {
 
 /** The rate-limit key of an address's mailbox (its spellings count together): a keyed hash, never the address. */
 export function addressLimitKey(secret: string, address: string): string {
-  return createHmac("sha256", secret).update(`verification-limit\u0000${mailboxOf(address)}`).digest("base64url");
+  return createHmac("sha256", secret)
+    .update(`verification-limit\u0000${mailboxOf(address)}`)
+    .digest("base64url");
 }
 
 /**
