@@ -117,7 +117,7 @@ const safe = {
   city: "Dunedin",
   // A section of the fixed list (app/lib/industries.ts): no text of the visitor's reaches the page through it.
   industry: "J",
-  website: (i: number) => `xss-${process.pid}-${i}.example.com`,
+  website: (i: number) => `xss-${process.pid}-${i}.example`,
   glassdoor_url: (i: number) => `reviews.example.com/xss-${process.pid}-${i}`,
   first_name: "Refused",
   last_name: (i: number) => `Payload${i}`,

@@ -77,7 +77,7 @@ export function companyDraft(label = "Company"): CompanyDraft {
     country: "US",
     state: "Oregon",
     city: "Portland",
-    website: `${slug}.example.com`,
+    website: `${slug}.example`,
     glassdoor_url: `reviews.example.com/${slug}`,
     industry: "J",
   };
