@@ -55,6 +55,7 @@ const cacheablePaths = [
   /^\/api\/v1\/(companies|managers)\/top$/,
   /^\/api\/v1\/companies\/\d+(\/reviews|\/managers)?$/,
   /^\/api\/v1\/managers\/\d+(\/reviews)?$/,
+  /^\/feeds\/(company|manager|country|industry)\/[A-Za-z0-9]+\.(atom|json)$/,
 ];
 
 /**
@@ -72,9 +73,9 @@ const signedInCacheControl = "private, no-cache";
  * and API reads show that subject; every other kept answer (search, lists, the home page) may show any subject.
  */
 export function tagsOf(path: string): string[] {
-  const company = /^(?:\/company|\/api\/v1\/companies)\/(\d+)/.exec(path);
+  const company = /^(?:\/company|\/api\/v1\/companies|\/feeds\/company)\/(\d+)/.exec(path);
   if (company) return [`company:${company[1]}`];
-  const manager = /^(?:\/manager-profile|\/api\/v1\/managers)\/(\d+)/.exec(path);
+  const manager = /^(?:\/manager-profile|\/api\/v1\/managers|\/feeds\/manager)\/(\d+)/.exec(path);
   if (manager) return [`manager:${manager[1]}`];
   return ["lists"];
 }

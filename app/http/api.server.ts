@@ -115,18 +115,26 @@ function preflight(request: Request): Response {
  * A public read: open to any origin (CORS), cacheable (Cache-Control, ETag with 304), rate-limited per client.
  */
 export function apiRead(handler: (args: Args) => Promise<unknown>, maxAgeSeconds = 60) {
+  return publicRead(
+    async (args) => ({ type: "application/json", text: JSON.stringify(await handler(args)) }),
+    maxAgeSeconds,
+  );
+}
+
+/** A public read answered as text of its own type (a feed, a sitemap): as `apiRead`, with the same limits. */
+export function publicRead(handler: (args: Args) => Promise<{ type: string; text: string }>, maxAgeSeconds = 60) {
   return async (args: Args): Promise<Response> => {
     if (args.request.method === "OPTIONS") return preflight(args.request);
     const headers = new Headers({ "Access-Control-Allow-Origin": "*", Vary: "Origin" });
     let response: Response;
     try {
       rateLimitHeaders(headers, await consumeApi("apiRead", args.context.get(clientContext).ipKey));
-      const body = JSON.stringify(await handler(args));
+      const { type, text: body } = await handler(args);
       const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
       headers.set("ETag", etag);
       headers.set("Cache-Control", `public, max-age=${maxAgeSeconds}`);
       if (args.request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
-      headers.set("Content-Type", "application/json");
+      headers.set("Content-Type", type);
       return new TextResponse(body, { status: 200, headers });
     } catch (error) {
       response = apiFailure(error);

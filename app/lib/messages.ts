@@ -239,3 +239,19 @@ export const compareMessages = {
   reviews: "Reviews",
   none: "–",
 };
+
+/** Feeds of new reviews (Atom and JSON Feed) and the links that offer them. */
+export const feedMessages = {
+  title: (name: string) => `Candor: new reviews of ${name}`,
+  placeTitle: (name: string) => `Candor: new reviews in ${name}`,
+  subtitle: "Reviews appear here when a batch is published; each is dated to its month.",
+  entryTitle: (score: number, name: string) => `${score} of 5: ${name}`,
+  follow: "Follow new reviews (Atom feed)",
+  followJson: "JSON Feed",
+  notFound: "There is no such feed.",
+};
+
+/** What search engines read of the site. */
+export const seoMessages = {
+  noSitemap: "There is no such sitemap file.",
+};

@@ -111,6 +111,14 @@ export const paths = {
   transparency: () => "/transparency",
   reviewKey: () => "/review-key",
   verifyWork: () => "/verify-work",
+  /** A feed of new reviews: of a company or manager (its id), a country (its code), an industry (its section). */
+  feed: (
+    kind: "company" | "manager" | "country" | "industry",
+    key: number | string,
+    format: "atom" | "json" = "atom",
+  ) => `/feeds/${kind}/${encodeURIComponent(String(key))}.${format}`,
+  sitemap: () => "/sitemap.xml",
+  sitemapFile: (kind: "companies" | "managers", number: number) => `/sitemaps/${kind}-${number}.xml.gz`,
   verificationKeys: (domain?: string) => withQuery("/.well-known/candor-keys.json", { domain }),
   verificationTokensApi: () => "/api/v1/verification/tokens",
   apiSuggestions: (q: string) => withQuery("/api/v1/companies/suggestions", { q }),

@@ -9,7 +9,8 @@ import { companyTags } from "#app/lib/tags.ts";
 import { CompanyReview } from "#app/components/review-card.tsx";
 import { companyReviewListSchema, companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { formatDay } from "#app/lib/format.ts";
-import { messages } from "#app/lib/messages.ts";
+import { feedMessages, messages } from "#app/lib/messages.ts";
+import { FeedLinks } from "#app/components/feed-links.tsx";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCountedYesNo, companyCriteria, companyCriteriaGroups, companyShareLabels } from "#app/lib/ratings.ts";
@@ -138,6 +139,12 @@ export default function CompanyPage({ loaderData }: Route.ComponentProps) {
               <dt>Managers</dt>
               <dd>
                 <Link to={paths.companyManagers(company.id)}>See the managers of {company.name}</Link>
+              </dd>
+            </div>
+            <div>
+              <dt>Follow</dt>
+              <dd>
+                <FeedLinks kind="company" subjectKey={company.id} title={feedMessages.title(company.name)} />
               </dd>
             </div>
             <div>

@@ -8,9 +8,10 @@ import { isNarrowed, newestFirst } from "#app/domain/reviews.server.ts";
 import { managerTags } from "#app/lib/tags.ts";
 import { ManagerReview } from "#app/components/review-card.tsx";
 import { findManager, managerReviewListSchema, managerReviews } from "#app/domain/managers.server.ts";
-import { messages } from "#app/lib/messages.ts";
+import { feedMessages, messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
+import { FeedLinks } from "#app/components/feed-links.tsx";
 import { useSignedIn } from "#app/components/use-signed-in.ts";
 import {
   managerCriteria,
@@ -92,6 +93,9 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
             ))}
           </p>
         ) : null}
+        <p className="muted">
+          <FeedLinks kind="manager" subjectKey={manager.id} title={feedMessages.title(name)} />
+        </p>
       </header>
       <UnusualActivityNotice show={manager.unusualActivity} />
 

@@ -1,0 +1,29 @@
+/**
+ * Where search engines are not sent: forms, the account, the moderators' queue, the JSON API. robots.txt disallows
+ * them, and a page among them that is reached anyway (a link from elsewhere) answers `X-Robots-Tag: noindex`.
+ */
+export const notForSearchEngines = [
+  "/account",
+  "/signin",
+  "/signup",
+  "/signout",
+  "/two-factor",
+  "/forgot-password",
+  "/reset-password",
+  "/verify-email",
+  "/company/add",
+  "/company/review",
+  "/manager/",
+  "/manager-review",
+  "/review-key",
+  "/verify-work",
+  "/reviews/",
+  "/feedback",
+  "/helpful",
+  "/moderation/queue",
+  "/api/v1/",
+] as const;
+
+export function isForSearchEngines(path: string): boolean {
+  return !notForSearchEngines.some((prefix) => path.startsWith(prefix));
+}
