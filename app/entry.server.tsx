@@ -14,7 +14,6 @@ import { scriptsAfterFirstPaint } from "#app/http/scripts-after-paint.server.ts"
 import { contributionMessages } from "#app/lib/messages.ts";
 import { cspNonceContext, databaseUnavailableContext } from "#app/http/request-context.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
-import { isForSearchEngines } from "#app/lib/seo.ts";
 
 export const streamTimeout = 5_000;
 
@@ -49,7 +48,6 @@ export default function handleRequest(
     throw new Response(contributionMessages.unavailable, { status: 503, statusText: "Service Unavailable" });
   }
   if (responseStatusCode === 503) responseHeaders.set("Retry-After", String(unavailableRetryAfterSeconds));
-  if (!isForSearchEngines(new URL(request.url).pathname)) responseHeaders.set("X-Robots-Tag", "noindex");
   if (request.method.toUpperCase() === "HEAD") {
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }

@@ -29,6 +29,7 @@ import { startPeerRanking, startPublishing, startSignalScans } from "./publisher
 import { startSharedState } from "./shared-state.ts";
 import { requireSameOrigin } from "./same-origin.ts";
 import { serverTiming } from "./server-timing.ts";
+import { isForSearchEngines } from "#app/lib/seo.ts";
 
 /** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
 async function loadDemoDataIfWanted(): Promise<void> {
@@ -186,6 +187,11 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   // Before anything that could read a body, or answer without reading it (which would leave node draining it).
   app.use(limitBodySize());
   app.use(refuseUnimplementedMethods);
+  // Forms, the account and the API answer noindex, redirects included (app/lib/seo.ts).
+  app.use((req, res, next) => {
+    if (!isForSearchEngines(req.path)) res.setHeader("X-Robots-Tag", "noindex");
+    next();
+  });
   app.use(requireSameOrigin);
 
   app.get("/healthz", async (_req, res) => {

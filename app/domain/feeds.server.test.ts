@@ -1,27 +1,17 @@
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { expect, it } from "vitest";
 import { describeEachEngine } from "#tests/support/test-database.ts";
-import { insertCompany, insertCompanyReview, insertManager, insertManagerReview } from "#tests/support/test-fixtures.ts";
+import {
+  insertCompany,
+  insertCompanyReview,
+  insertManager,
+  insertManagerReview,
+} from "#tests/support/test-fixtures.ts";
+import { xmlProblems } from "#tests/support/xml-validation.ts";
 import { atomFeed, jsonFeed } from "#app/lib/feeds.ts";
 import { env } from "#app/lib/env.server.ts";
 import { feedLength, feedOf } from "./feeds.server.ts";
 
-const schema = path.resolve("tests/fixtures/atom.rng");
-
-/** xmllint's verdict on an Atom document against RFC 4287's RELAX NG grammar: "" when it validates, else why not. */
-function atomProblems(xml: string): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "candor-atom-")), "feed.xml");
-  fs.writeFileSync(file, xml);
-  try {
-    execFileSync("xmllint", ["--noout", "--relaxng", schema, file], { stdio: "pipe" });
-    return "";
-  } catch (error) {
-    return String((error as { stderr?: Buffer }).stderr ?? error);
-  }
-}
+const atomProblems = (xml: string) => xmlProblems(xml, "atom.rng");
 
 function documentOf(feed: NonNullable<Awaited<ReturnType<typeof feedOf>>>) {
   return {
