@@ -22,9 +22,10 @@ import { sealPrivate } from "./verification.server.ts";
  * The race of one token against publication, with two processes on PostgreSQL: each sends the same one-review token
  * 300 times, four at a time, while publishing the queue over and over. Before spends were written by the submitting
  * transaction (decision 0044), a publication that committed between the check of spent_tokens and the queueing let a
- * second copy in, and every publication after it failed on the duplicate key. Proved live: with enqueueReview's
- * spent_tokens insert replaced by the old pending key (the code before the fix), this test failed (2 copies accepted,
- * publications failing with "duplicate key value violates unique constraint").
+ * second copy in, and every publication after it failed on the duplicate key. Proved live twice: with the three
+ * domain modules as they were before the fix, this test failed with 18 publications failing on "duplicate key value
+ * violates unique constraint spent_tokens_pkey"; with only enqueueReview's spent_tokens insert put back to the old
+ * pending key and read (publication setting rows aside already), it failed with 2 copies accepted.
  */
 
 const attemptsPerProcess = 300;
