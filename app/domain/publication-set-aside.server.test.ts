@@ -27,9 +27,10 @@ import {
 } from "./publication.server.ts";
 
 /**
- * Publication that one row cannot stop (decision 0044). Each test failed on the code before it: a token spent
- * again after a publication was queued (the second submission below answered a queued review, and the next
- * publication threw on the duplicate key); a row that could not be written rolled the whole batch back, every run.
+ * Publication that one row cannot stop (decision 0044). Proved live: with enqueueReview's spend put back to the old
+ * pending key, the first two tests failed (the token sent again after its publication was queued; one spent row per
+ * token and none per plain submission); with the row-by-row fallback removed, the unwritable-row and legacy-duplicate
+ * tests failed (the whole batch rolled back). On the code before the fix an unopenable row failed every run too.
  */
 
 let keyDir: string;
