@@ -44,10 +44,7 @@ export function startPublishing(options: {
         turn: { job: "publication", nextInMs },
       });
       if (result) {
-        logger.info(
-          { published: result.published, held: result.held, setAside: result.setAsideTotal },
-          "publication",
-        );
+        logger.info({ published: result.published, held: result.held, setAside: result.setAsideTotal }, "publication");
         if (result.setAside > 0) {
           logger.error(
             { setAside: result.setAside, setAsideTotal: result.setAsideTotal },
