@@ -310,6 +310,8 @@ export function reviewKeyHash(key: string): string {
 const pendingRuns = new Map<Kysely<Database>, Promise<PublicationResult | undefined>>();
 /** Queued rows whose submitters wait for their publication (PUBLISH_INTERVAL=0), and what they became. */
 const awaiting = new Map<string, number | undefined>();
+/** Those of them the run could not write, with why: taken out of the queue by the run. */
+const failedAtOnce = new Map<string, unknown>();
 
 /**
  * Publishes now, for everyone who asks meanwhile: a caller joins the run that has not started yet, or queues the
@@ -326,8 +328,13 @@ export function publishSoon(
   const run = Promise.resolve().then(async () => {
     started = true;
     if (pendingRuns.get(db) === run) pendingRuns.delete(db);
-    const result = await publishQueued(db, contributionPublisher(secret), { settings, wait: true });
+    const result = await publishQueued(db, contributionPublisher(secret), {
+      settings,
+      wait: true,
+      takeBack: (id) => awaiting.has(id),
+    });
     for (const [id, subject] of result?.subjects ?? []) if (awaiting.has(id)) awaiting.set(id, subject);
+    for (const [id, error] of result?.failed ?? []) if (awaiting.has(id)) failedAtOnce.set(id, error);
     return result;
   });
   if (!started) pendingRuns.set(db, run);
@@ -390,6 +397,7 @@ async function submitSealed(
   const queuedId = id;
   try {
     await publishSoon(db, author.secret, settings);
+    if (failedAtOnce.has(queuedId)) throw failedAtOnce.get(queuedId);
     const subject = awaiting.get(queuedId);
     return subject === undefined
       ? { published: false, reviewKey: key.key }
@@ -404,6 +412,7 @@ async function submitSealed(
     throw error;
   } finally {
     awaiting.delete(queuedId);
+    failedAtOnce.delete(queuedId);
   }
 }
 

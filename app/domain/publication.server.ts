@@ -433,6 +433,8 @@ export type PublicationResult = {
   setAside: number;
   /** Queued reviews set aside now, by this run or before. */
   setAsideTotal: number;
+  /** The rows `takeBack` named that could not be written, with why: gone from the queue, not set aside. */
+  failed: Map<string, unknown>;
   /**
    * What the batch changed, for the page cache: the companies and managers whose pages now show more (a manager's
    * companies with the manager), or undefined when anything may have changed (an alert was raised).
@@ -539,6 +541,17 @@ function malformed(payload: unknown): string | undefined {
   }
 }
 
+export type PublishOptions = {
+  settings: PublicationSettings;
+  wait?: boolean;
+  turn?: Turn;
+  /**
+   * Queued rows whose submitters wait for this run (PUBLISH_INTERVAL=0): one that cannot be written leaves the
+   * queue and is answered in `failed`, so its submitter hears why and nothing of it stays.
+   */
+  takeBack?: (id: string) => boolean;
+};
+
 /** How publications went in this process, for the operator (publicationHealth). */
 const health = {
   lastSuccessAt: undefined as Date | undefined,
@@ -582,7 +595,7 @@ export function resetPublicationHealth(): void {
 export async function publishQueued(
   db: Kysely<Database>,
   publisher: Publisher,
-  options: { settings: PublicationSettings; wait?: boolean; turn?: Turn },
+  options: PublishOptions,
 ): Promise<PublicationResult | undefined> {
   let result: PublicationResult | undefined;
   try {
@@ -615,7 +628,7 @@ type Unit = {
 async function publishOnce(
   db: Kysely<Database>,
   publisher: Publisher,
-  options: { settings: PublicationSettings; wait?: boolean; turn?: Turn },
+  options: PublishOptions,
 ): Promise<PublicationResult | undefined> {
   const { settings, turn } = options;
   const outcome = await withQueueLock(db, settings, options.wait ?? false, async (trx, state) => {
@@ -765,6 +778,7 @@ async function publishOnce(
     }
     let units: (Unit & { id: string })[] = [];
     let newlySetAside = 0;
+    const failed = new Map<string, unknown>();
     // The whole batch at once, in queue order, its writes shuffled together.
     await sql`savepoint batch`.execute(trx);
     try {
@@ -787,8 +801,12 @@ async function publishOnce(
         } catch (error) {
           await sql`rollback to savepoint queued_row`.execute(trx);
           await sql`release savepoint queued_row`.execute(trx);
-          held.push({ payload, reason: setAsideReason(error) });
-          newlySetAside += 1;
+          if (options.takeBack?.(id)) {
+            failed.set(id, error);
+          } else {
+            held.push({ payload, reason: setAsideReason(error) });
+            newlySetAside += 1;
+          }
         }
       }
     }
@@ -820,6 +838,7 @@ async function publishOnce(
         subjects,
         alerts: watched.raised,
         setAside: newlySetAside + unopenable.length,
+        failed,
         setAsideTotal: held.filter((item) => item.reason !== undefined).length + Number(leftAside.count),
         scope: watched.raised > 0 ? undefined : await scopeOf(trx, touched),
       },
