@@ -139,7 +139,13 @@ export function watchOtherWriters(sqlite: SQLite.Database): () => string | undef
     const version = fileVersion.get() as number;
     if (version === seenVersion) return undefined;
     seenVersion = version;
-    const row = read();
+    let row: ReturnType<typeof read>;
+    try {
+      row = read();
+    } catch {
+      // The row could not be read now (the file busy in a way a read does not wait out): assume every page changed.
+      return "*";
+    }
     const generation = Number(row?.generation ?? 0);
     if (generation === seenGeneration) return undefined;
     const one = generation === seenGeneration + 1;
