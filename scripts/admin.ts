@@ -9,11 +9,18 @@
 //   release ALERT_ID "statement"    release an alert: the subject's waiting reviews go out with the next batch
 //   scan                            run today's manipulation scan now (once a day, whoever runs it)
 //   peers                           rank every company and manager among its peers now (the job does a few groups a run)
+//   set-aside [retry|forget]        list the queued reviews publication set aside, and why; retry them with the next
+//                                   batch; or forget those no key opens any more
 import { openDatabase } from "#app/db/connection.server.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
 import { decide, decisionSchema, grantRole, moderationQueue, revokeRole } from "#app/domain/moderation.server.ts";
 import { rankAllPeers } from "#app/domain/percentiles.server.ts";
-import { publicationSettings } from "#app/domain/publication.server.ts";
+import {
+  forgetUnopenable,
+  publicationSettings,
+  retrySetAside,
+  setAsideReasons,
+} from "#app/domain/publication.server.ts";
 import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
 import { openAlerts, releaseAlert, releaseSchema } from "#app/domain/signals.server.ts";
 import { env } from "#app/lib/env.server.ts";
@@ -30,7 +37,8 @@ const usage = `Usage: npm run admin -- COMMAND
   alerts
   release ALERT_ID "statement"
   scan
-  peers`;
+  peers
+  set-aside [retry|forget]`;
 
 /** What the log shows as the author of a decision taken here. */
 const operator = "Operator";
@@ -117,6 +125,22 @@ try {
     case "peers": {
       const result = await rankAllPeers(db);
       console.log(`Ranked ${result.subjects} subjects in ${result.groups} groups.`);
+      break;
+    }
+    case "set-aside": {
+      const [action] = args;
+      if (action === "retry") {
+        console.log(`${await retrySetAside(db)} set-aside reviews will be tried again with the next batch.`);
+        break;
+      }
+      if (action === "forget") {
+        console.log(`${await forgetUnopenable(db)} set-aside reviews that no key opens were deleted.`);
+        break;
+      }
+      if (action !== undefined) fail(`Unknown set-aside action "${action}".`);
+      const reasons = await setAsideReasons(db);
+      if (reasons.length === 0) console.log("No queued review is set aside.");
+      for (const { reason, count } of reasons) console.log(`${count}  ${reason}`);
       break;
     }
     default:

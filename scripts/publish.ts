@@ -37,6 +37,11 @@ try {
     wait: true,
   });
   console.log(`Published ${result?.published ?? 0} reviews; ${result?.held ?? 0} held.`);
+  if (result && result.setAsideTotal > 0) {
+    console.error(
+      `${result.setAsideTotal} queued reviews are set aside (${result.setAside} by this run): npm run admin -- set-aside`,
+    );
+  }
   // The running servers' page caches let go of the pages this batch changed.
   if (result && result.published > 0) await announceChange(handle, env().REDIS_URL, result.scope);
 } finally {

@@ -6,7 +6,7 @@ import type { Database } from "#app/db/schema.ts";
 import { contributionPublisher } from "#app/domain/contributions.server.ts";
 import { isDue } from "#app/domain/jobs.server.ts";
 import { percentileJob, rankPeers } from "#app/domain/percentiles.server.ts";
-import { type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
+import { publicationHealth, type PublicationSettings, publishQueued } from "#app/domain/publication.server.ts";
 import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
 import { forgetPastQuarters } from "#app/domain/verification.server.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
@@ -43,11 +43,23 @@ export function startPublishing(options: {
         settings,
         turn: { job: "publication", nextInMs },
       });
-      if (result) logger.info({ published: result.published, held: result.held }, "publication");
+      if (result) {
+        logger.info({ published: result.published, held: result.held, setAside: result.setAsideTotal }, "publication");
+        if (result.setAside > 0) {
+          logger.error(
+            { setAside: result.setAside, setAsideTotal: result.setAsideTotal },
+            "publication set queued reviews aside: it could not write them (npm run admin -- set-aside)",
+          );
+        }
+      }
       // A quarter that ended leaves no address hash, code or private key behind (its own statements, after the batch).
       await forgetPastQuarters(db);
     } catch (error) {
-      logger.error({ err: error }, "publication failed; the queue is kept for the next run");
+      const { consecutiveFailures, lastSuccessAt } = publicationHealth();
+      logger.error(
+        { err: error, consecutiveFailures, lastSuccessAt: lastSuccessAt?.toISOString() ?? null },
+        "publication failed; the queue is kept for the next run",
+      );
     }
   }
 

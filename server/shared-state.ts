@@ -2,8 +2,10 @@ import type { Logger } from "pino";
 import {
   listenForChanges,
   notifyChanged,
+  recordChangeForServers,
   waitForReplay,
   walPosition,
+  watchOtherWriters,
   type Listener,
 } from "#app/db/change-channel.server.ts";
 import type { DatabaseHandle } from "#app/db/connection.server.ts";
@@ -16,6 +18,7 @@ import {
   coalesced,
   decodeScope,
   encodeScope,
+  hearChangesWith,
 } from "#app/lib/data-version.server.ts";
 import { keepRateLimitsIn } from "#app/lib/rate-limit.server.ts";
 import { announceRevocationsWith, sessionsRevokedElsewhere } from "#app/lib/session-revocation.server.ts";
@@ -26,7 +29,8 @@ import { connectRedis, subscribe } from "#app/lib/redis.server.ts";
  * - rate-limit counters: in Redis when REDIS_URL is set, else in PostgreSQL's `rate_limits` table, else (SQLite,
  *   one process) in memory;
  * - the change channel that empties every process's page cache when public data changes: Redis pub/sub, or
- *   PostgreSQL LISTEN/NOTIFY, sent after the commit and coalesced; none on SQLite. The same channel says that a
+ *   PostgreSQL LISTEN/NOTIFY, sent after the commit and coalesced; on SQLite, the `change_generation` row a command
+ *   counts up, looked at before a kept page is used (decision 0045). The same channel says that a
  *   session ended somewhere (`sessionsEnded`, naming nobody), so that every process forgets the session cookies it
  *   found valid (app/lib/session-revocation.server.ts, decision 0034).
  * Answers what stops it.
@@ -113,7 +117,14 @@ export async function startSharedState(options: {
   }
 
   keepRateLimitsIn({ kind: "memory" });
-  return { stop: async () => {} };
+  if (handle.sqlite) {
+    const look = watchOtherWriters(handle.sqlite);
+    hearChangesWith(() => {
+      const scope = look();
+      if (scope !== undefined) changedElsewhere(decodeScope(scope));
+    });
+  }
+  return { stop: async () => hearChangesWith(undefined) };
 }
 
 /**
@@ -141,7 +152,8 @@ async function publishChange(
 
 /**
  * For a command run beside the servers (`npm run reviews:publish`, `npm run admin`): tells every server process that
- * public data changed, once, and waits until it is sent. Nothing on SQLite, where no other process listens.
+ * public data changed, once, and waits until it is sent. On SQLite without Redis, the `change_generation` row the
+ * server looks at.
  */
 export async function announceChange(
   handle: DatabaseHandle,
@@ -158,6 +170,8 @@ export async function announceChange(
     }
   } else if (handle.engine === "postgres") {
     await notifyChanged(handle.db, encodeScope(scope));
+  } else {
+    await recordChangeForServers(handle.db, encodeScope(scope));
   }
 }
 

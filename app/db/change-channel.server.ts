@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type SQLite from "better-sqlite3";
 import pg from "pg";
 
 /**
@@ -110,4 +111,45 @@ export async function waitForReplay(replica: Kysely<any>, position: string, time
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * SQLite's change channel (docs/decisions/0045-a-sqlite-server-hears-of-other-processes.md): a command run beside the
+ * server (`npm run reviews:publish`, `npm run admin`) counts the `change_generation` row up and writes its scope there,
+ * after its change committed.
+ */
+export async function recordChangeForServers(db: Kysely<any>, scope: string): Promise<void> {
+  await sql`update change_generation set generation = generation + 1, scope = ${scope} where id = 1`.execute(db);
+}
+
+/**
+ * The server's side of it: answers a function to call before using a kept page. It asks SQLite whether any other
+ * connection committed to the file since it last asked (`PRAGMA data_version`, read from memory shared by the
+ * connections, a microsecond or two); only then does it read the one `change_generation` row. It answers the encoded
+ * scope of a change made elsewhere (`*` when more than one came since, or it cannot tell), or undefined. The server's
+ * own commits never move data_version, and the checkpoint thread's upkeep moves it without moving the generation.
+ */
+export function watchOtherWriters(sqlite: SQLite.Database): () => string | undefined {
+  const fileVersion = sqlite.prepare("pragma data_version").pluck();
+  const generationRow = sqlite.prepare("select generation, scope from change_generation where id = 1");
+  const read = () => generationRow.get() as { generation: number | bigint; scope: string } | undefined;
+  let seenVersion = fileVersion.get() as number;
+  let seenGeneration = Number(read()?.generation ?? 0);
+  return () => {
+    const version = fileVersion.get() as number;
+    if (version === seenVersion) return undefined;
+    seenVersion = version;
+    let row: ReturnType<typeof read>;
+    try {
+      row = read();
+    } catch {
+      // The row could not be read now (the file busy in a way a read does not wait out): assume every page changed.
+      return "*";
+    }
+    const generation = Number(row?.generation ?? 0);
+    if (generation === seenGeneration) return undefined;
+    const one = generation === seenGeneration + 1;
+    seenGeneration = generation;
+    return one && row ? row.scope : "*";
+  };
 }

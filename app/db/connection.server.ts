@@ -30,6 +30,11 @@ export type DatabaseHandle = {
   engine: Engine;
   /** PostgreSQL's connection pool (for the rate-limit store), undefined on SQLite. */
   pool?: pg.Pool;
+  /**
+   * SQLite's connection itself, undefined on PostgreSQL: for the few synchronous reads that must not wait behind
+   * queued statements, such as noticing that another process changed the file (change-channel.server.ts).
+   */
+  sqlite?: SQLite.Database;
   close: () => Promise<void>;
 };
 
@@ -108,6 +113,7 @@ export function openDatabase(
     read: db,
     replica: false,
     engine: "sqlite",
+    sqlite,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

@@ -24,6 +24,8 @@ import * as queueRowsInRandomSlots from "./migrations/0024-queue-rows-in-random-
 import * as nameSearchByCountry from "./migrations/0025-name-search-by-country.ts";
 import * as oneOpenAppeal from "./migrations/0034-one-open-appeal.ts";
 import * as lookalikeCompanyIdentity from "./migrations/0035-lookalike-company-identity.ts";
+import * as setAsideReviews from "./migrations/0036-set-aside-reviews.ts";
+import * as changeGeneration from "./migrations/0037-change-generation.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -50,6 +52,8 @@ export const migrations: Record<string, Migration> = {
   "0025-name-search-by-country": nameSearchByCountry,
   "0034-one-open-appeal": oneOpenAppeal,
   "0035-lookalike-company-identity": lookalikeCompanyIdentity,
+  "0036-set-aside-reviews": setAsideReviews,
+  "0037-change-generation": changeGeneration,
 };
 
 /**

@@ -25,6 +25,7 @@ const committedColumns: Record<string, string[]> = {
     "updatedAt",
   ],
   api_tokens: ["token_hash", "session_id", "kind", "expires_at", "used"],
+  change_generation: ["id", "generation", "scope"],
   company_months: [
     "subject_id",
     "month",
@@ -202,7 +203,7 @@ const committedColumns: Record<string, string[]> = {
   subject_alerts: ["id", "subject", "subject_id", "signal", "detail", "raised_on"],
   peer_averages: ["subject", "scope", "scope_value", "criterion", "average", "subjects", "computed_ms"],
   pending_receipts: ["key"],
-  pending_reviews: ["id", "key_id", "sealed", "slot"],
+  pending_reviews: ["id", "key_id", "sealed", "slot", "set_aside"],
   queue_state: ["id", "queue_id", "key_id"],
   rating_counts: ["subject", "subject_id", "criterion", "value", "count"],
   removed_reviews: ["review_id", "decision_id"],

@@ -114,6 +114,8 @@ export type PendingReviewsTable = {
   sealed: Uint8Array;
   /** A random place: on SQLite the integer primary key, so rows lie in random order (migration 0024). */
   slot: number;
+  /** Why publications leave this row out (it could not be written), for the operator; null for a waiting row. */
+  set_aside: string | null;
 };
 
 /** HMAC(queue key, receipt) of each queued manager review: refuses a second one while the first waits. */
@@ -190,6 +192,8 @@ export type ReviewTokenKeysTable = {
 };
 
 export type SpentTokensTable = { token_hash: string };
+/** One row: the count of changes other processes made, and the last one's scope (migration 0037). */
+export type ChangeGenerationTable = { id: number; generation: number | string | bigint; scope: string };
 /**
  * An account's vote key, only as AES-256-GCM ciphertext under argon2id(password, salt): the server opens it only
  * while the password is at hand (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md).
@@ -360,6 +364,7 @@ export type Database = {
   verification_codes: VerificationCodesTable;
   verified_addresses: VerifiedAddressesTable;
   spent_tokens: SpentTokensTable;
+  change_generation: ChangeGenerationTable;
   review_token_keys: ReviewTokenKeysTable;
   scheduled_jobs: ScheduledJobsTable;
   api_tokens: ApiTokensTable;

@@ -310,6 +310,8 @@ export function reviewKeyHash(key: string): string {
 const pendingRuns = new Map<Kysely<Database>, Promise<PublicationResult | undefined>>();
 /** Queued rows whose submitters wait for their publication (PUBLISH_INTERVAL=0), and what they became. */
 const awaiting = new Map<string, number | undefined>();
+/** Those of them the run could not write, with why: taken out of the queue by the run. */
+const failedAtOnce = new Map<string, unknown>();
 
 /**
  * Publishes now, for everyone who asks meanwhile: a caller joins the run that has not started yet, or queues the
@@ -326,8 +328,13 @@ export function publishSoon(
   const run = Promise.resolve().then(async () => {
     started = true;
     if (pendingRuns.get(db) === run) pendingRuns.delete(db);
-    const result = await publishQueued(db, contributionPublisher(secret), { settings, wait: true });
+    const result = await publishQueued(db, contributionPublisher(secret), {
+      settings,
+      wait: true,
+      takeBack: (id) => awaiting.has(id),
+    });
     for (const [id, subject] of result?.subjects ?? []) if (awaiting.has(id)) awaiting.set(id, subject);
+    for (const [id, error] of result?.failed ?? []) if (awaiting.has(id)) failedAtOnce.set(id, error);
     return result;
   });
   if (!started) pendingRuns.set(db, run);
@@ -367,15 +374,16 @@ async function submitSealed(
   const key = newReviewKey();
   const sealed: QueuedReview = { ...payload, keyHash: key.hash };
   let id: string | undefined;
+  let spentRows: string[] = [];
   try {
-    await enqueueReview(db, settings, sealed, check, {
+    ({ spentRows } = await enqueueReview(db, settings, sealed, check, {
       receipt,
       spends,
       onId: (queued) => {
         id = queued;
         if (atOnce) awaiting.set(queued, undefined);
       },
-    });
+    }));
   } catch (error) {
     if (id) awaiting.delete(id);
     if (error instanceof AlreadyQueuedError) throw new ContributionError("already-reviewed");
@@ -386,19 +394,25 @@ async function submitSealed(
     throw error;
   }
   if (!atOnce || !id) return { published: false, reviewKey: key.key };
+  const queuedId = id;
   try {
     await publishSoon(db, author.secret, settings);
-    const subject = awaiting.get(id);
+    if (failedAtOnce.has(queuedId)) throw failedAtOnce.get(queuedId);
+    const subject = awaiting.get(queuedId);
     return subject === undefined
       ? { published: false, reviewKey: key.key }
       : { published: true, id: subject, reviewKey: key.key };
   } catch (error) {
-    // Publishing at once failed with this row in the batch: take it back, so the failure leaves nothing behind
-    // and no row that cannot be published blocks the queue.
-    await db.deleteFrom("pending_reviews").where("id", "=", id).execute();
+    // Publishing at once failed with this row in the batch: take it back, with its spends, so the failure leaves
+    // nothing behind (the token can be sent again) and no row that cannot be published blocks the queue.
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("pending_reviews").where("id", "=", queuedId).execute();
+      await trx.deleteFrom("spent_tokens").where("token_hash", "in", spentRows).execute();
+    });
     throw error;
   } finally {
-    awaiting.delete(id);
+    awaiting.delete(queuedId);
+    failedAtOnce.delete(queuedId);
   }
 }
 
@@ -420,7 +434,8 @@ type TokenCheck = { badge?: Badge; outcome?: BadgeOutcome };
 /**
  * Checks a verification token sent with a review about a subject whose company websites are `websites` (one for a
  * company; a manager's companies'): its domain must be one of theirs. It badges the review when the domain's
- * threshold is met, and is then marked spent in the queue, so a second review cannot spend it, waiting or published.
+ * threshold is met, and is then spent by the submission's transaction (enqueueReview), so a second review cannot
+ * spend it, waiting or published.
  * Below the threshold the review goes without the badge and the token is left unspent. No token, no check.
  */
 async function checkBadge(
@@ -543,10 +558,10 @@ export async function recordManagerReview(
 }
 
 /**
- * Queues a review of a manager that spends a one-review token (review-tokens.server.ts checked it): no account, so
- * no receipt (it was written when the token was issued); the token's hash is spent by the publishing batch, and
- * waits meanwhile as a pending key, so the token cannot be spent twice. For counting distinct authors in a batch,
- * the token stands in for its account.
+ * Queues a review of a manager that spends a one-review token (review-tokens.server.ts checked its signature): no
+ * account, so no receipt (it was written when the token was issued); the token's hash goes into `spent_tokens` in
+ * the transaction that queues the review, whose primary key refuses a second spend (decision 0044). For counting
+ * distinct authors in a batch, the token stands in for its account.
  */
 export async function submitTokenReview(
   db: Kysely<Database>,

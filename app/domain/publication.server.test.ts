@@ -264,7 +264,7 @@ describeEachEngine("the publication queue", (database, engine) => {
             await sql<{ name: string }>`select column_name as name from information_schema.columns
               where table_schema = current_schema() and table_name = 'pending_reviews'`.execute(db)
           ).rows;
-    expect(columns.map((column) => column.name).sort()).toEqual(["id", "key_id", "sealed", "slot"]);
+    expect(columns.map((column) => column.name).sort()).toEqual(["id", "key_id", "sealed", "set_aside", "slot"]);
   });
 
   it("keeps queued rows in the order of their random slots, not in the order they came", async () => {

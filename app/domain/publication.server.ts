@@ -64,9 +64,11 @@ export type Badge = { domain: string; tokenHash: string };
 
 /**
  * What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors; `keyHash` is
- * the SHA-256 of the review's one-time key (rows sealed before review keys existed have none).
+ * the SHA-256 of the review's one-time key (rows sealed before review keys existed have none). `spentAtSubmission`:
+ * the tokens the row spends were written to `spent_tokens` by its submission (every row queued since decision 0044);
+ * a row without it spends them when published.
  */
-export type QueuedReview = { keyHash?: string } & (
+export type QueuedReview = { keyHash?: string; spentAtSubmission?: true } & (
   | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput; badge?: Badge }
   | { kind: "new-company"; author: string; company: CompanyInput; review: CompanyReviewInput; badge?: Badge }
   | {
@@ -132,8 +134,8 @@ function pendingReceiptKey(key: QueueKey, receipt: string): string {
 }
 
 /**
- * A token spent by a queued review, keyed like a pending receipt and kept in the same table: a second spend finds it
- * taken without anything being unsealed, and the rows cannot tell a receipt from a spend.
+ * A token spent by a review queued before decision 0044, keyed like a pending receipt and kept in the same table:
+ * a second spend of it found it taken. Rows queued since spend their tokens in `spent_tokens` at submission.
  */
 function pendingSpendKey(key: QueueKey, tokenHash: string): string {
   return pendingReceiptKey(key, `spent-token\u0000${tokenHash}`);
@@ -165,6 +167,12 @@ export function publicationDay(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
+/**
+ * A queued row that no key opens any more: it failed to open (damaged, or sealed wrongly) and stays set aside with
+ * this key id, which names no key file, so nothing tries to open it again.
+ */
+const noKeyId = "";
+
 type QueueState = { queueId: string; keyId: string | null };
 
 async function readState(db: Kysely<Database>, share = false): Promise<QueueState> {
@@ -186,9 +194,23 @@ export async function databaseId(db: Kysely<Database>): Promise<string> {
 // Submission
 
 /**
+ * How many `spent_tokens` rows every submission writes: its tokens' hashes (a one-review token, a verification
+ * token, or both), and random ones up to this count, so that the rows do not tell which submission spent a token.
+ */
+export const spentRowsPerSubmission = 2;
+
+/** A row of `spent_tokens` that no token will ever match: 256 random bits, written as a token's SHA-256 is. */
+function fillerSpend(): string {
+  return pooledRandomBytes(32).toString("base64url");
+}
+
+/**
  * Seals one review into the queue, in a transaction of its own that writes nothing else but, for a manager review,
- * its pending receipt. `check` runs first in that transaction (the subject exists, no published receipt). Returns the
- * queued row's id.
+ * its pending receipt, and the rows of `spent_tokens` (decision 0044): the tokens it spends, refused by the table's
+ * primary key when spent already, waiting or published (TokenQueuedError), and random fillers, always
+ * `spentRowsPerSubmission` rows in all. The primary key is the only judge: two submissions of one token, in any
+ * processes, around any publication, cannot both commit. `check` runs first in that transaction (the subject
+ * exists, no published receipt). Returns the queued row's id and the `spent_tokens` rows it wrote.
  */
 export async function enqueueReview(
   db: Kysely<Database>,
@@ -196,26 +218,38 @@ export async function enqueueReview(
   payload: QueuedReview,
   check: (trx: Trx) => Promise<void>,
   options: { receipt?: string; spends?: readonly string[]; onId?: (id: string) => void } = {},
-): Promise<string> {
+): Promise<{ id: string; spentRows: string[] }> {
   const id = newPendingId();
   options.onId?.(id);
+  const spends = [...new Set(options.spends ?? [])];
+  if (spends.length > spentRowsPerSubmission) throw new Error("A submission spends at most two tokens.");
+  const spentRows = [...spends];
+  while (spentRows.length < spentRowsPerSubmission) spentRows.push(fillerSpend());
   // On PostgreSQL the key's share lock keeps a publication from replacing it until this row is committed.
   await withCurrentKey(db, settings, async (trx, key) => {
     if (options.receipt !== undefined && !(await takePendingKey(trx, pendingReceiptKey(key, options.receipt)))) {
       throw new AlreadyQueuedError();
     }
-    for (const spend of options.spends ?? []) {
-      if (!(await takePendingKey(trx, pendingSpendKey(key, spend)))) throw new TokenQueuedError(spend);
+    // In random order: the order of the writes does not tell the token from the filler.
+    for (const hash of shuffle(spentRows)) {
+      const written = await trx
+        .insertInto("spent_tokens")
+        .values({ token_hash: hash })
+        .onConflict((conflict) => conflict.column("token_hash").doNothing())
+        .returning("token_hash")
+        .executeTakeFirst();
+      if (!written) throw new TokenQueuedError(hash);
     }
     // After the pending keys: a receipt written meanwhile by a one-review token's issuance (takeReceiptNow) took
     // and released the same pending key in its committed transaction, and is seen here.
     await check(trx);
+    const sealed: QueuedReview = { ...payload, spentAtSubmission: true };
     await trx
       .insertInto("pending_reviews")
-      .values({ id, slot: newSlot(), key_id: key.id, sealed: seal(key, id, payload) })
+      .values({ id, slot: newSlot(), key_id: key.id, sealed: seal(key, id, sealed) })
       .execute();
   });
-  return id;
+  return { id, spentRows };
 }
 
 /** The queue has no key yet (a new database, or one whose unreadable queue was forgotten). */
@@ -361,7 +395,12 @@ async function withQueueLock<T>(
       }
       const state = await readState(trx);
       // Key files no row refers to: a run that failed after writing its new key, or died before destroying its old one.
-      const used = await trx.selectFrom("pending_reviews").select("key_id").distinct().execute();
+      const used = await trx
+        .selectFrom("pending_reviews")
+        .select("key_id")
+        .where("key_id", "!=", noKeyId)
+        .distinct()
+        .execute();
       const keep = new Set([...(state.keyId ? [state.keyId] : []), ...used.map((row) => row.key_id)]);
       sweepQueueKeys(settings.keyDir, state.queueId, keep);
       return { value: await work(trx, state), state };
@@ -390,6 +429,12 @@ export type PublicationResult = {
   subjects: Map<string, number>;
   /** Manipulation alerts this run raised (signals.server.ts). */
   alerts: number;
+  /** Queued reviews this run set aside: it could not write or open them (their reasons: setAsideReasons). */
+  setAside: number;
+  /** Queued reviews set aside now, by this run or before. */
+  setAsideTotal: number;
+  /** The rows `takeBack` named that could not be written, with why: gone from the queue, not set aside. */
+  failed: Map<string, unknown>;
   /**
    * What the batch changed, for the page cache: the companies and managers whose pages now show more (a manager's
    * companies with the manager), or undefined when anything may have changed (an alert was raised).
@@ -457,16 +502,133 @@ export function choosePublishable(items: readonly Opened[], settings: Publicatio
   return new Set(chosen.map((item) => item.id));
 }
 
+/** What the operator reads about a row set aside: the kind of failure, never a value from the review. */
+export function setAsideReason(error: unknown): string {
+  if (error instanceof Error && "kind" in error && typeof error.kind === "string")
+    return `${error.name}: ${error.kind}`;
+  const fields = error as { code?: unknown; constraint?: unknown; table?: unknown; name?: unknown; message?: unknown };
+  // PostgreSQL's messages may quote a value; its code and the constraint's name never do.
+  if (typeof fields.code === "string" && /^[0-9A-Z]{5}$/.test(fields.code)) {
+    const where = [fields.table, fields.constraint].filter((part) => typeof part === "string").join(" ");
+    return `database error ${fields.code}${where ? ` (${where})` : ""}`;
+  }
+  const message = typeof fields.message === "string" ? fields.message.split("\n")[0]! : String(error);
+  return `${typeof fields.name === "string" ? fields.name : "Error"}: ${message}`.slice(0, 200);
+}
+
+/** Whether an opened row has the shape of a queued review; a row that does not is set aside before anything runs. */
+function malformed(payload: unknown): string | undefined {
+  const row = payload as Partial<Record<string, unknown>> | null;
+  if (typeof row !== "object" || row === null) return "malformed: not an object";
+  const review = row.review as Partial<Record<string, unknown>> | undefined;
+  if (typeof review !== "object" || review === null || typeof review.review_text !== "string") {
+    return "malformed: no review";
+  }
+  if (typeof row.author !== "string") return "malformed: no author";
+  switch (row.kind) {
+    case "company-review":
+      return Number.isSafeInteger(row.companyId) ? undefined : "malformed: no company";
+    case "manager-review":
+      return Number.isSafeInteger(row.managerId) ? undefined : "malformed: no manager";
+    case "new-company":
+      return typeof row.company === "object" && row.company !== null ? undefined : "malformed: no company";
+    case "new-manager":
+      return typeof row.manager === "object" && row.manager !== null && typeof row.userId === "string"
+        ? undefined
+        : "malformed: no manager";
+    default:
+      return "malformed: unknown kind";
+  }
+}
+
+export type PublishOptions = {
+  settings: PublicationSettings;
+  wait?: boolean;
+  turn?: Turn;
+  /**
+   * Queued rows whose submitters wait for this run (PUBLISH_INTERVAL=0): one that cannot be written leaves the
+   * queue and is answered in `failed`, so its submitter hears why and nothing of it stays.
+   */
+  takeBack?: (id: string) => boolean;
+};
+
+/** How publications went in this process, for the operator (publicationHealth). */
+const health = {
+  lastSuccessAt: undefined as Date | undefined,
+  lastFailureAt: undefined as Date | undefined,
+  consecutiveFailures: 0,
+  setAside: 0,
+};
+
+export type PublicationHealth = {
+  /** When a publication run last completed in this process (undefined: none since start). */
+  lastSuccessAt: Date | undefined;
+  /** When one last failed. */
+  lastFailureAt: Date | undefined;
+  /** Runs that failed since the last that completed: from 1 on, reviews may not be going out. */
+  consecutiveFailures: number;
+  /** Queued reviews set aside for the operator, as the last completed run found them (npm run admin -- set-aside). */
+  setAside: number;
+};
+
+/**
+ * How publication goes in this process, for readiness and metrics: when a run last completed and failed, how many
+ * failed in a row since, and how many reviews wait set aside. Runs in other processes are not counted.
+ */
+export function publicationHealth(): PublicationHealth {
+  return { ...health };
+}
+
+/** Forgets the figures (tests). */
+export function resetPublicationHealth(): void {
+  Object.assign(health, { lastSuccessAt: undefined, lastFailureAt: undefined, consecutiveFailures: 0, setAside: 0 });
+}
+
 /**
  * One publication run. Answers undefined when another process is publishing (and `wait` is false), or when `turn`
  * is given and another process has taken that turn of the schedule (jobs.server.ts). After the
  * commit it destroys the old key, invalidates cached pages when anything was published, and on SQLite truncates
- * the WAL so no superseded page survives there.
+ * the WAL so no superseded page survives there. A row that cannot be published is set aside with its reason
+ * (`setAsideReason`) and the others are published: the batch is written as a whole first, and when that fails, once
+ * more row by row, each in a savepoint of its own. Every run counts in `publicationHealth`.
  */
 export async function publishQueued(
   db: Kysely<Database>,
   publisher: Publisher,
-  options: { settings: PublicationSettings; wait?: boolean; turn?: Turn },
+  options: PublishOptions,
+): Promise<PublicationResult | undefined> {
+  let result: PublicationResult | undefined;
+  try {
+    result = await publishOnce(db, publisher, options);
+  } catch (error) {
+    health.consecutiveFailures += 1;
+    health.lastFailureAt = new Date();
+    throw error;
+  }
+  if (result) {
+    health.consecutiveFailures = 0;
+    health.lastSuccessAt = new Date();
+    health.setAside = result.setAsideTotal;
+  }
+  return result;
+}
+
+/** What publishing one queued row wrote, or is to write: applied with the batch, or alone in the fallback. */
+type Unit = {
+  writes: (() => Promise<void>)[];
+  subject?: number;
+  held?: QueuedReview;
+  published: number;
+  created: number;
+  companies: number[];
+  managers: number[];
+  added: boolean;
+};
+
+async function publishOnce(
+  db: Kysely<Database>,
+  publisher: Publisher,
+  options: PublishOptions,
 ): Promise<PublicationResult | undefined> {
   const { settings, turn } = options;
   const outcome = await withQueueLock(db, settings, options.wait ?? false, async (trx, state) => {
@@ -475,11 +637,25 @@ export async function publishQueued(
     if (state.keyId) readQueueKey(settings.keyDir, state.queueId, state.keyId);
     // The rows are read after the rotation: its update waits for submissions still sealing under the old key.
     const rotation = await rotate(trx, settings);
-    const rows = await trx.selectFrom("pending_reviews").selectAll().execute();
-    const opened: Opened[] = rows.map((row) => ({
-      id: row.id,
-      payload: unseal(readQueueKey(settings.keyDir, state.queueId, row.key_id), row.id, row.sealed) as QueuedReview,
-    }));
+    const rows = await trx.selectFrom("pending_reviews").selectAll().where("key_id", "!=", noKeyId).execute();
+    const opened: Opened[] = [];
+    /** Rows left out of this run, with why: set aside before, set aside now. */
+    const setAside: { payload: QueuedReview; reason: string }[] = [];
+    const unopenable: { id: string; reason: string }[] = [];
+    for (const row of rows) {
+      // A missing key file is the key directory's fault, not the row's: the run fails, nothing is set aside.
+      const key = readQueueKey(settings.keyDir, state.queueId, row.key_id);
+      let payload: QueuedReview;
+      try {
+        payload = unseal(key, row.id, row.sealed) as QueuedReview;
+      } catch (error) {
+        unopenable.push({ id: row.id, reason: `cannot be opened: ${setAsideReason(error)}` });
+        continue;
+      }
+      const reason = row.set_aside ?? malformed(payload);
+      if (reason !== undefined) setAside.push({ payload, reason });
+      else opened.push({ id: row.id, payload });
+    }
     for (const row of rows) if (!rotation.oldKeyIds.includes(row.key_id)) rotation.oldKeyIds.push(row.key_id);
     // Subjects with an open alert, or one this batch raises, keep their reviews in the queue for a moderator.
     const watched = settings.signalChecks ? await watchedSubjects(trx, opened) : { held: new Set<string>(), raised: 0 };
@@ -487,23 +663,29 @@ export async function publishQueued(
       opened.filter((item) => !watched.held.has(subjectKeyOf(item.payload) ?? "")),
       settings,
     );
-    // Every queued row goes, each in one statement: the published ones for good, the held ones to come back under
-    // the new key with new ids, so not even their ids or tuples outlive this run.
+    // A row no key opens stays, under no key, for the operator to see; its key goes with the others.
+    for (const { id, reason } of unopenable) {
+      await trx
+        .updateTable("pending_reviews")
+        .set({ key_id: noKeyId, set_aside: reason })
+        .where("id", "=", id)
+        .execute();
+    }
+    // Every other queued row goes, each in one statement: the published ones for good, the held and set-aside ones
+    // to come back under the new key with new ids, so not even their ids or tuples outlive this run.
     if (rotation.oldKeyIds.length > 0) {
       await trx.deleteFrom("pending_reviews").where("key_id", "in", rotation.oldKeyIds).execute();
     }
     const receipts = state.keyId
-      ? pendingReceiptsOf(readQueueKey(settings.keyDir, state.queueId, state.keyId), opened)
+      ? pendingReceiptsOf(readQueueKey(settings.keyDir, state.queueId, state.keyId), [...opened, ...setAside])
       : [];
     if (receipts.length > 0) await trx.deleteFrom("pending_receipts").where("key", "in", receipts).execute();
 
     const day = publicationDay();
-    const subjects = new Map<string, number>();
-    const held: QueuedReview[] = [];
-    const writes: (() => Promise<void>)[] = [];
+    const held: { payload: QueuedReview; reason?: string }[] = [...setAside];
     const companies = new Map<string, Promise<number>>();
     // Two queued additions of one company (same name and website) become one company with both reviews.
-    const companyOf = (company: CompanyInput) => {
+    const cachedCompanyOf = (company: CompanyInput) => {
       const identity = JSON.stringify([company.name.toLowerCase(), company.website]);
       let id = companies.get(identity);
       if (!id) {
@@ -512,64 +694,54 @@ export async function publishQueued(
       }
       return id;
     };
-    let published = 0;
-    let created = 0;
-    const touched = { companies: new Set<number>(), managers: new Set<number>(), added: false };
-    // A badge's token is marked spent by the batch that publishes its review, among the batch's other writes.
-    const spend = (badge: Badge | undefined) => {
-      if (badge) writes.push(() => publisher.insertSpentToken(trx, badge.tokenHash));
-    };
-    // Subjects first, in queue order (their ids are public and sequential anyway); the reviews after, shuffled.
-    for (const { id, payload } of opened) {
-      if (!publishable.has(id)) {
-        held.push(payload);
-        continue;
+    // Row by row, a company added by a row before is found published (companyFor looks it up).
+    const plainCompanyOf = (company: CompanyInput) => publisher.companyFor(trx, company, day);
+    // A badge's token is marked spent by the batch that publishes its review, among the batch's other writes, when
+    // its submission did not (a row queued before decision 0044).
+    const spend = (writes: Unit["writes"], payload: QueuedReview, tokenHash: string | undefined) => {
+      if (tokenHash !== undefined && !payload.spentAtSubmission) {
+        writes.push(() => publisher.insertSpentToken(trx, tokenHash));
       }
+    };
+    /** Subjects first (their ids are public and sequential anyway); the reviews' writes returned, to be shuffled. */
+    async function plan(payload: QueuedReview, companyOf: (company: CompanyInput) => Promise<number>): Promise<Unit> {
+      const unit: Unit = { writes: [], published: 0, created: 0, companies: [], managers: [], added: false };
+      const { writes } = unit;
       switch (payload.kind) {
-        case "company-review": {
-          subjects.set(id, payload.companyId);
-          touched.companies.add(payload.companyId);
-          const badge = payload.badge;
-          writes.push(() =>
-            publisher.insertCompanyReview(trx, payload.companyId, payload.review, day, payload.keyHash, badge?.domain),
-          );
-          spend(badge);
-          published += 1;
-          break;
-        }
+        case "company-review":
         case "new-company": {
-          const companyId = await companyOf(payload.company);
-          subjects.set(id, companyId);
-          touched.companies.add(companyId);
-          touched.added = true;
+          const companyId = payload.kind === "company-review" ? payload.companyId : await companyOf(payload.company);
+          unit.subject = companyId;
+          unit.companies.push(companyId);
+          unit.added = payload.kind === "new-company";
           const badge = payload.badge;
           writes.push(() =>
             publisher.insertCompanyReview(trx, companyId, payload.review, day, payload.keyHash, badge?.domain),
           );
-          spend(badge);
-          published += 1;
+          spend(writes, payload, badge?.tokenHash);
+          unit.published = 1;
           break;
         }
         case "manager-review": {
-          subjects.set(id, payload.managerId);
-          touched.managers.add(payload.managerId);
+          unit.subject = payload.managerId;
+          unit.managers.push(payload.managerId);
           const badge = payload.badge;
           writes.push(() =>
             publisher.insertManagerReview(trx, payload.managerId, payload.review, day, payload.keyHash, badge?.domain),
           );
           const { receipt, reviewToken } = payload;
           if (receipt !== undefined) writes.push(() => publisher.insertReceipt(trx, receipt));
-          if (reviewToken !== undefined) writes.push(() => publisher.insertSpentToken(trx, reviewToken));
-          spend(badge);
-          published += 1;
+          spend(writes, payload, reviewToken);
+          spend(writes, payload, badge?.tokenHash);
+          unit.published = 1;
           break;
         }
         case "new-manager": {
           const companyId = "id" in payload.company ? payload.company.id : await companyOf(payload.company.company);
           const managerId = await publisher.createManager(trx, companyId, payload.manager, day);
-          created += 1;
-          touched.managers.add(managerId);
-          touched.added = true;
+          unit.created = 1;
+          unit.managers.push(managerId);
+          unit.added = true;
           const receipt = publisher.receiptFor(payload.userId, managerId);
           const firstReview: QueuedReview = {
             kind: "manager-review",
@@ -579,33 +751,95 @@ export async function publishQueued(
             review: payload.review,
             ...(payload.keyHash ? { keyHash: payload.keyHash } : {}),
             ...(payload.badge ? { badge: payload.badge } : {}),
+            ...(payload.spentAtSubmission ? { spentAtSubmission: true as const } : {}),
           };
           if (settings.managerMinReviews <= 1) {
-            subjects.set(id, managerId);
+            unit.subject = managerId;
             const badge = payload.badge;
             writes.push(() =>
               publisher.insertManagerReview(trx, managerId, payload.review, day, payload.keyHash, badge?.domain),
             );
             writes.push(() => publisher.insertReceipt(trx, receipt));
-            spend(badge);
-            published += 1;
+            spend(writes, payload, badge?.tokenHash);
+            unit.published = 1;
           } else {
-            held.push(firstReview);
+            unit.held = firstReview;
           }
           break;
         }
       }
+      return unit;
     }
-    for (const write of shuffle(writes)) await write();
+
+    const chosen: Opened[] = [];
+    for (const item of opened) {
+      if (publishable.has(item.id)) chosen.push(item);
+      else held.push({ payload: item.payload });
+    }
+    let units: (Unit & { id: string })[] = [];
+    let newlySetAside = 0;
+    const failed = new Map<string, unknown>();
+    // The whole batch at once, in queue order, its writes shuffled together.
+    await sql`savepoint batch`.execute(trx);
+    try {
+      for (const { id, payload } of chosen) units.push({ id, ...(await plan(payload, cachedCompanyOf)) });
+      for (const write of shuffle(units.flatMap((unit) => unit.writes))) await write();
+      await sql`release savepoint batch`.execute(trx);
+    } catch {
+      // Some row cannot be written: the batch is undone, and written again row by row, in shuffled order, each row
+      // in a savepoint of its own; the rows that fail are set aside with their reason.
+      await sql`rollback to savepoint batch`.execute(trx);
+      await sql`release savepoint batch`.execute(trx);
+      units = [];
+      for (const { id, payload } of shuffle(chosen)) {
+        await sql`savepoint queued_row`.execute(trx);
+        try {
+          const unit = await plan(payload, plainCompanyOf);
+          for (const write of shuffle(unit.writes)) await write();
+          await sql`release savepoint queued_row`.execute(trx);
+          units.push({ id, ...unit });
+        } catch (error) {
+          await sql`rollback to savepoint queued_row`.execute(trx);
+          await sql`release savepoint queued_row`.execute(trx);
+          if (options.takeBack?.(id)) {
+            failed.set(id, error);
+          } else {
+            held.push({ payload, reason: setAsideReason(error) });
+            newlySetAside += 1;
+          }
+        }
+      }
+    }
+    const subjects = new Map<string, number>();
+    const touched = { companies: new Set<number>(), managers: new Set<number>(), added: false };
+    let published = 0;
+    let created = 0;
+    for (const unit of units) {
+      if (unit.subject !== undefined && unit.published > 0) subjects.set(unit.id, unit.subject);
+      for (const id of unit.companies) touched.companies.add(id);
+      for (const id of unit.managers) touched.managers.add(id);
+      touched.added ||= unit.added;
+      if (unit.held) held.push({ payload: unit.held });
+      published += unit.published;
+      created += unit.created;
+    }
     await reseal(trx, rotation.newKey, shuffle(held));
+    const leftAside = await trx
+      .selectFrom("pending_reviews")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .where("key_id", "=", noKeyId)
+      .executeTakeFirstOrThrow();
     return {
       rotation,
       changed: published + created + watched.raised > 0,
       result: {
         published,
-        held: held.length,
+        held: held.filter((item) => item.reason === undefined).length,
         subjects,
         alerts: watched.raised,
+        setAside: newlySetAside + unopenable.length,
+        failed,
+        setAsideTotal: held.filter((item) => item.reason !== undefined).length + Number(leftAside.count),
         scope: watched.raised > 0 ? undefined : await scopeOf(trx, touched),
       },
     };
@@ -649,18 +883,22 @@ function pendingReceiptsOf(key: QueueKey, items: readonly { payload: QueuedRevie
     ...(payload.kind === "manager-review" && payload.receipt !== undefined
       ? [pendingReceiptKey(key, payload.receipt)]
       : []),
-    ...(payload.kind === "manager-review" && payload.reviewToken !== undefined
+    // Tokens spent at submission wait in spent_tokens, not here.
+    ...(payload.kind === "manager-review" && payload.reviewToken !== undefined && !payload.spentAtSubmission
       ? [pendingSpendKey(key, payload.reviewToken)]
       : []),
-    ...(payload.badge ? [pendingSpendKey(key, payload.badge.tokenHash)] : []),
+    ...(payload.badge && !payload.spentAtSubmission ? [pendingSpendKey(key, payload.badge.tokenHash)] : []),
   ]);
 }
 
-/** Seals held reviews again under the new key, with new ids, and re-keys their pending receipts. */
-async function reseal(trx: Trx, key: QueueKey, held: QueuedReview[]): Promise<void> {
-  const rows = held.map((payload) => {
+/**
+ * Seals held reviews again under the new key, with new ids, and re-keys their pending receipts; a set-aside review
+ * keeps its reason. A pending key two rows share (two set-aside copies of one spend) is written once.
+ */
+async function reseal(trx: Trx, key: QueueKey, held: { payload: QueuedReview; reason?: string }[]): Promise<void> {
+  const rows = held.map(({ payload, reason }) => {
     const id = newPendingId();
-    return { id, slot: newSlot(), key_id: key.id, sealed: seal(key, id, payload) };
+    return { id, slot: newSlot(), key_id: key.id, sealed: seal(key, id, payload), set_aside: reason ?? null };
   });
   for (let start = 0; start < rows.length; start += 50) {
     await trx
@@ -668,14 +906,12 @@ async function reseal(trx: Trx, key: QueueKey, held: QueuedReview[]): Promise<vo
       .values(rows.slice(start, start + 50))
       .execute();
   }
-  const receipts = pendingReceiptsOf(
-    key,
-    held.map((payload) => ({ payload })),
-  ).map((receipt) => ({ key: receipt }));
+  const receipts = [...new Set(pendingReceiptsOf(key, held))].map((receipt) => ({ key: receipt }));
   for (let start = 0; start < receipts.length; start += 500) {
     await trx
       .insertInto("pending_receipts")
       .values(receipts.slice(start, start + 500))
+      .onConflict((conflict) => conflict.column("key").doNothing())
       .execute();
   }
 }
@@ -703,7 +939,12 @@ export async function withPublicationLock<T>(
 export async function prepareQueueKeys(db: Kysely<Database>, settings: PublicationSettings): Promise<void> {
   await withQueueLock(db, settings, true, async (trx, state) => {
     const current = state.keyId ?? (await rotate(trx, settings)).newKey.id;
-    const used = await trx.selectFrom("pending_reviews").select("key_id").distinct().execute();
+    const used = await trx
+      .selectFrom("pending_reviews")
+      .select("key_id")
+      .where("key_id", "!=", noKeyId)
+      .distinct()
+      .execute();
     for (const keyId of new Set([current, ...used.map((row) => row.key_id)])) {
       readQueueKey(settings.keyDir, state.queueId, keyId);
     }
@@ -740,4 +981,36 @@ export async function queuedCount(db: Kysely<Database>): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("count"))
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/** The reasons queued reviews are set aside for, with how many share each (for `npm run admin -- set-aside`). */
+export async function setAsideReasons(db: Kysely<Database>): Promise<{ reason: string; count: number }[]> {
+  const rows = await db
+    .selectFrom("pending_reviews")
+    .select(["set_aside as reason", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("set_aside", "is not", null)
+    .groupBy("set_aside")
+    .orderBy("set_aside")
+    .execute();
+  return rows.map((row) => ({ reason: row.reason!, count: Number(row.count) }));
+}
+
+/**
+ * Lets the next publication try the set-aside reviews again (once their cause is fixed); rows no key opens stay set
+ * aside. Answers how many will be tried.
+ */
+export async function retrySetAside(db: Kysely<Database>): Promise<number> {
+  const result = await db
+    .updateTable("pending_reviews")
+    .set({ set_aside: null })
+    .where("set_aside", "is not", null)
+    .where("key_id", "!=", noKeyId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Deletes the set-aside rows that no key opens any more (nobody can ever read them). Answers how many. */
+export async function forgetUnopenable(db: Kysely<Database>): Promise<number> {
+  const result = await db.deleteFrom("pending_reviews").where("key_id", "=", noKeyId).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

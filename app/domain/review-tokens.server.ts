@@ -160,7 +160,8 @@ export function reviewTokenHash(managerId: number, period: string, nonce: string
 
 /**
  * Queues a review of `managerId` that spends a one-review token, from a request without an account: the token must
- * be of this manager, signed by its period's key under that metadata, and not spent (published or waiting). A
+ * be of this manager, signed by its period's key under that metadata, and not spent (published or waiting: the
+ * queue's transaction refuses it). A
  * verification token may come too, for the badge, as with any manager review.
  */
 export async function recordTokenReview(
@@ -185,12 +186,8 @@ export async function recordTokenReview(
   );
   if (!valid) throw new VerificationError("review-token-invalid");
   const hash = reviewTokenHash(decoded.managerId, decoded.period, decoded.nonce);
-  const spent = await db
-    .selectFrom("spent_tokens")
-    .select("token_hash")
-    .where("token_hash", "=", hash)
-    .executeTakeFirst();
-  if (spent) throw new VerificationError("review-token-spent");
+  // Spent or not is decided by the primary key of spent_tokens in the transaction that queues the review, never by a
+  // read before it (decision 0044).
   return submitTokenReview(db, secret, managerId, review, hash, settings, verificationToken);
 }
 

@@ -26,9 +26,21 @@ const changedAt = new Map<string, number>();
 const maxRemembered = 50_000;
 let connected = true;
 let announce: ((scope: ChangeScope | undefined) => void) | undefined;
+/** Looks, synchronously, whether another process changed public data (a SQLite server: hearChangesWith). */
+let hear: (() => void) | undefined;
 
+/** The current version; before answering, hears of changes other processes made, where that is looked up. */
 export function dataVersion(): number {
+  hear?.();
   return version;
+}
+
+/**
+ * Installs (or with undefined, removes) a synchronous look for changes made by other processes, run each time a kept
+ * answer is checked: for SQLite, where no channel carries them (change-channel.server.ts, watchOtherWriters).
+ */
+export function hearChangesWith(look: (() => void) | undefined): void {
+  hear = look;
 }
 
 /** The current stamp: a kept answer made from here on is stale once any of its tags changes later. */

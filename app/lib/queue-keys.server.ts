@@ -117,7 +117,13 @@ export function destroyQueueKey(dir: string, queueId: string, id: string): void 
   } finally {
     fs.closeSync(handle);
   }
-  fs.unlinkSync(file);
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    // Another process destroyed it meanwhile: one publishing process destroys its old keys after its commit, outside
+    // the queue lock, while the next run, in another process, sweeps the same files.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
   fsyncDirectory(dir);
 }
 

@@ -91,7 +91,8 @@ describe("submitting while reviews are published in batches", () => {
     const companyId = facts.manager.companyId;
     const count = await companyReviewCount(companyId);
     const reader = new Visitor(server.baseURL, newClientIp());
-    await (await reader.get(paths.company(companyId))).text();
+    const before = await (await reader.get(paths.company(companyId))).text();
+    assert.ok(!before.includes(review.text), "the review's text is not on the page yet");
     assert.equal((await reader.get(paths.company(companyId))).headers.get("x-cache"), "hit");
 
     const authors = [await member(), await member(), await member()];
@@ -130,6 +131,12 @@ describe("submitting while reviews are published in batches", () => {
     // Three accounts: the company reviews and the new company are published; the lone manager review waits.
     assert.equal(publish(), "Published 4 reviews; 1 held.");
     assert.equal(await companyReviewCount(companyId), count + 3);
+    // The server hears of the command's publication, made by another process (decision 0045): it lets the kept page
+    // go and shows the new reviews. Proved live: without the server's look at the file (hearChangesWith removed),
+    // this answer was the kept page, a "hit" without the reviews.
+    const after = await reader.get(paths.company(companyId));
+    assert.notEqual(after.headers.get("x-cache"), "hit", "the page kept from before the publication was served");
+    assert.ok((await after.text()).includes(review.text), "the published reviews are on the page");
   });
 });
 

@@ -137,7 +137,8 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           );
           assert.ok(!stored.includes("alice"), `${table} holds the address`);
         }
-        assert.equal((await readDatabase({ engine, url: server.databaseUrl }, "select * from spent_tokens")).length, 1);
+        // Two rows for each of the two submissions, the founder's and this one (decision 0044).
+        assert.equal((await readDatabase({ engine, url: server.databaseUrl }, "select * from spent_tokens")).length, 4);
       } finally {
         assert.deepEqual(await closeVisit(visit), [], "the browser reported problems");
       }
