@@ -30,7 +30,7 @@ import { before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { managerReviewReceipt } from "#app/domain/contributions.server.ts";
+import { legacyManagerReviewReceipt } from "#app/domain/contributions.server.ts";
 import {
   adminQuery,
   cleanUp,
@@ -483,7 +483,7 @@ function receiptOwners(evidence: Evidence) {
   const owners = new Map<string, { label: Label; manager: number }>();
   for (const id of ids) {
     for (const manager of evidence.managers) {
-      const receipt = managerReviewReceipt({ userId: id, secret: evidence.secret }, manager);
+      const receipt = legacyManagerReviewReceipt({ userId: id, secret: evidence.secret }, manager);
       const label = labelOf.get(id);
       if (label && stored.has(receipt)) owners.set(receipt, { label, manager });
     }
