@@ -212,7 +212,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal(oldHeader.status, 409);
 
       // One account, one vote: made-up keys are no new voters, 30 by API and 10 by form (the attack that once counted
-      // 40). Proved live: with the server taking any well-formed key (no check against the account), this counted 40.
+      // 40). Proved live: with the check against the account removed, the first made-up key was counted (200, not 401).
       const madeUp = () => randomBytes(32).toString("base64url");
       for (let attempt = 0; attempt < 30; attempt++) {
         const forged = await api({ review_id: first, helpful: true }, { "Candor-Account-Key": madeUp() });
