@@ -498,7 +498,9 @@ function authorsAmong(evidence: Evidence, receipts: string[], manager: number): 
   const found = new Set<Label>();
   for (const receipt of receipts) {
     const owner = owners.get(receipt);
-    if (!owner) found.add(deleted);
+    // A receipt nobody matched is made with an account key the copy does not hold (decision 0046), or is a deleted
+    // account's: it may be anyone's.
+    if (!owner) for (const label of [...evidence.people.map((p) => p.label), deleted]) found.add(label);
     else if (owner.manager === manager) found.add(owner.label);
   }
   return found.size > 0 ? found : undefined;
@@ -515,8 +517,9 @@ function receiptsAttack(evidence: Evidence): Attack {
   for (const review of evidence.published) {
     if (review.kind === "company") continue;
     const reviewers = new Set([...owners.values()].filter((o) => o.manager === review.subject).map((o) => o.label));
-    // A receipt nobody matched may be a deleted account's review of this manager.
-    if (unmatched > 0) reviewers.add(deleted);
+    // A receipt nobody matched is made with an account key the copy does not hold (decision 0046), or is a deleted
+    // account's: it may be anyone's review of this manager.
+    if (unmatched > 0) for (const label of [...evidence.people.map((p) => p.label), deleted]) reviewers.add(label);
     candidates.set(review.marker, reviewers);
   }
   const matched = evidence.receipts.length - unmatched;
