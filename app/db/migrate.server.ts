@@ -26,6 +26,7 @@ import * as oneOpenAppeal from "./migrations/0034-one-open-appeal.ts";
 import * as lookalikeCompanyIdentity from "./migrations/0035-lookalike-company-identity.ts";
 import * as setAsideReviews from "./migrations/0036-set-aside-reviews.ts";
 import * as changeGeneration from "./migrations/0037-change-generation.ts";
+import * as accountKeyChecks from "./migrations/0038-account-key-checks.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   "0035-lookalike-company-identity": lookalikeCompanyIdentity,
   "0036-set-aside-reviews": setAsideReviews,
   "0037-change-generation": changeGeneration,
+  "0038-account-key-checks": accountKeyChecks,
 };
 
 /**

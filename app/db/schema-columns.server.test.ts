@@ -185,6 +185,7 @@ const committedColumns: Record<string, string[]> = {
     "name_skeleton",
     "sum_total_squares",
     "rating_rank",
+    "receipt_ref",
   ],
   moderation_decisions: [
     "id",
@@ -223,7 +224,7 @@ const committedColumns: Record<string, string[]> = {
   verification_keys: ["domain", "quarter", "key_id", "public_n", "public_e", "private_sealed"],
   verifications: ["id", "identifier", "value", "expiresAt", "createdAt", "updatedAt"],
   verified_addresses: ["address_hash", "domain", "quarter"],
-  vote_keys: ["user_id", "salt", "wrapped"],
+  vote_keys: ["user_id", "salt", "wrapped", "key_check"],
   vote_receipts: ["receipt"],
   vote_totals: ["id", "orphaned"],
 };

@@ -70,6 +70,11 @@ export type ManagersTable = {
   title: string;
   department: string | null;
   linkedin_url: string;
+  /**
+   * What an account's receipt for this manager is keyed on: the person as added (name skeleton and LinkedIn
+   * profile), fixed when the manager was created; null for managers created before, whose receipts use the id.
+   */
+  receipt_ref: string | null;
   is_demo: Generated<number>;
   created_on: string;
   review_count: Generated<number>;
@@ -198,7 +203,12 @@ export type ChangeGenerationTable = { id: number; generation: number | string | 
  * An account's vote key, only as AES-256-GCM ciphertext under argon2id(password, salt): the server opens it only
  * while the password is at hand (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md).
  */
-export type VoteKeysTable = { user_id: string; salt: Uint8Array; wrapped: Uint8Array };
+/**
+ * Each account's key (the account key; first made for votes), wrapped under the password, and `key_check`:
+ * HMAC(account key, "account-key-check"), so the server can tell that a presented key is this account's without
+ * holding anything that recomputes what the key made (null until the account's next sign-in after the change).
+ */
+export type VoteKeysTable = { user_id: string; salt: Uint8Array; wrapped: Uint8Array; key_check: string | null };
 
 /** HMAC(vote key, review id) of each helpful vote: no account, no review id, no time. */
 export type VoteReceiptsTable = { receipt: string };

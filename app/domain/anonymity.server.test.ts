@@ -9,12 +9,20 @@ import {
   addCompany,
   addManager,
   type Author,
-  managerReviewReceipt,
+  legacyManagerReviewReceipt,
   recordCompanyReview,
   recordManagerReview,
 } from "./contributions.server.ts";
 import { createTestAuth, signUpAccount, testAuthSecret } from "#tests/support/test-accounts.ts";
-import { company, companyReview, manager, managerReview, published } from "#tests/support/test-contributions.ts";
+import {
+  company,
+  companyReview,
+  manager,
+  managerReview,
+  published,
+  receiptOf,
+  testAccountKey,
+} from "#tests/support/test-contributions.ts";
 
 /**
  * docs/data-model.md, what is never stored: after known users post reviews, nothing in the database links a review to its author.
@@ -38,7 +46,14 @@ async function postReviews(db: Db, auth: ReturnType<typeof createTestAuth>) {
   const people = [];
   for (const name of ["alice", "bob", "carol"]) {
     const account = await signUpAccount(auth, `${name}.${name}@candor-people.example`);
-    people.push({ ...account, author: { userId: account.userId, secret: testAuthSecret } satisfies Author });
+    people.push({
+      ...account,
+      author: {
+        userId: account.userId,
+        secret: testAuthSecret,
+        accountKey: testAccountKey(account.userId),
+      } satisfies Author,
+    });
   }
   const [alice, bob, carol] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]];
   const written: string[] = [];
@@ -131,14 +146,15 @@ describeEachEngine("anonymity of reviews", (database, engine) => {
     expect(await columnNames(db, engine, "review_receipts")).toEqual(["receipt"]);
   });
 
-  it("keys receipts by an HMAC under the server secret, not by a plain hash of the ids", async () => {
+  it("keys receipts by an HMAC under each account's own key, which neither the ids nor the server secret recompute", async () => {
     const { db } = database();
     const { people, managers } = await postReviews(db, createTestAuth(database()));
     const receipts = (await db.selectFrom("review_receipts").select("receipt").execute()).map((row) => row.receipt);
 
     expect(receipts).toHaveLength(6);
     for (const receipt of receipts) expect(receipt).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const expected = people.flatMap((person) => managers.map((id) => managerReviewReceipt(person.author, id)));
+    const expected: string[] = [];
+    for (const person of people) for (const id of managers) expected.push(await receiptOf(db, person.author, id));
     expect([...receipts].sort()).toEqual([...expected].sort());
 
     const unkeyed = people.flatMap((person) =>
@@ -153,8 +169,10 @@ describeEachEngine("anonymity of reviews", (database, engine) => {
       ),
     );
     for (const receipt of receipts) expect(unkeyed).not.toContain(receipt);
-    const otherSecret = { userId: people[0]!.userId, secret: "another-secret-of-at-least-32-characters!" };
-    expect(receipts).not.toContain(managerReviewReceipt(otherSecret, managers[0]!));
+    // Whoever holds the server secret and every account id: the old receipts (decision 0010) are not there.
+    for (const person of people) {
+      for (const id of managers) expect(receipts).not.toContain(legacyManagerReviewReceipt(person.author, id));
+    }
   });
 
   it("gives reviews random ids that do not follow the order they were written in", async () => {

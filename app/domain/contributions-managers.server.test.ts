@@ -4,13 +4,7 @@ import type { Database } from "#app/db/schema.ts";
 import { describeEachEngine } from "#tests/support/test-database.ts";
 import { countRows, insertCompany, insertManager } from "#tests/support/test-fixtures.ts";
 import { managerCriteria } from "#app/lib/ratings.ts";
-import {
-  addCompany,
-  addManager,
-  hasReviewedManager,
-  managerReviewReceipt,
-  recordManagerReview,
-} from "./contributions.server.ts";
+import { addCompany, addManager, hasReviewedManager, recordManagerReview } from "./contributions.server.ts";
 import {
   author,
   company,
@@ -19,6 +13,7 @@ import {
   manager,
   managerReview,
   published,
+  receiptOf,
   someone,
 } from "#tests/support/test-contributions.ts";
 
@@ -52,7 +47,7 @@ describeEachEngine("adding a manager", (database) => {
     ]);
     expect(await countRows(db, "manager_reviews")).toBe(1);
     expect(await db.selectFrom("review_receipts").select("receipt").execute()).toEqual([
-      { receipt: managerReviewReceipt(alice, id) },
+      { receipt: await receiptOf(db, alice, id) },
     ]);
     expect(await hasReviewedManager(db, alice, id)).toBe(true);
   });

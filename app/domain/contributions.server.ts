@@ -22,6 +22,7 @@ import {
   AlreadyQueuedError,
   authorTag,
   type Badge,
+  tokenAuthorTag,
   enqueueReview,
   isReceiptQueued,
   type ManagerCompany,
@@ -65,22 +66,75 @@ export class ContributionError extends Error {
   }
 }
 
-/** The author of a write, known only long enough to check one-per-user rules. */
-export type Author = { userId: string; secret: string };
+/**
+ * The author of a write, known only long enough to check one-per-account rules: the account's id and the server
+ * secret (for receipts made before account keys, checked during the transition), and the account's own key, which
+ * only the account's client holds (docs/decisions/0046-reviews-wait-under-a-key-only-the-author-holds.md). Only what
+ * the account key makes goes into the queue.
+ */
+export type Author = { userId: string; secret: string; accountKey: string };
 
-/** The author of a request's submission: the account's id, keyed with the server secret. */
-export function authorOf(account: { id: string }): Author {
-  return { userId: account.id, secret: serverSecret() };
+/** The author of a request's submission: the account, its key (checked to be its own by the caller). */
+export function authorOf(account: { id: string }, accountKey: string): Author {
+  return { userId: account.id, secret: serverSecret(), accountKey };
 }
 
 /**
- * The receipt of "this user reviewed this manager": an HMAC of both ids under the server secret. It holds no review
- * id and no time, so it says that a user reviewed a manager, never which review is theirs.
+ * What a manager's receipts are keyed on: for a manager added from now on, the person as added (name skeleton and
+ * LinkedIn profile, the identity that makes two additions one manager), known before the manager has an id; for a
+ * manager created before, its id.
  */
-export function managerReviewReceipt(author: Author, managerId: number): string {
+export function managerReference(manager: { id: number; receipt_ref: string | null }): string {
+  return manager.receipt_ref ?? `id:${manager.id}`;
+}
+
+/** The reference of a manager being added (managerReference once created). */
+export function newManagerReference(input: ManagerInput): string {
+  // JSON keeps the two parts apart unambiguously, in text PostgreSQL stores (no NUL).
+  return `person:${JSON.stringify([nameSkeleton(`${input.first_name} ${input.last_name}`), input.linkedin_url])}`;
+}
+
+/**
+ * The receipt of "this account reviewed this manager": an HMAC under the account's own key of the manager's
+ * reference. It holds no review id and no time, and the server cannot recompute it for an account without that
+ * account's key, which it keeps only wrapped under the password.
+ */
+export function managerReviewReceipt(author: Pick<Author, "accountKey">, reference: string): string {
+  return createHmac("sha256", Buffer.from(author.accountKey, "base64url"))
+    .update(`manager-review\u0000${reference}`)
+    .digest("base64url");
+}
+
+/**
+ * The receipt as it was made before account keys (decision 0010): an HMAC of user id and manager id under the server
+ * secret. Receipts written so are still looked up at submission (never written again), so an account that reviewed
+ * a manager then cannot review it again now.
+ */
+export function legacyManagerReviewReceipt(author: Pick<Author, "userId" | "secret">, managerId: number): string {
   return createHmac("sha256", author.secret)
     .update(`manager-review\u0000${author.userId}\u0000${managerId}`)
     .digest("base64url");
+}
+
+async function managerRow(db: Kysely<Database>, managerId: number) {
+  return db.selectFrom("managers").select(["id", "receipt_ref"]).where("id", "=", managerId).executeTakeFirst();
+}
+
+/** The receipts to look for before this account reviews this manager: its own, and the one of the old scheme. */
+export function receiptsOf(author: Author, manager: { id: number; receipt_ref: string | null }) {
+  return {
+    receipt: managerReviewReceipt(author, managerReference(manager)),
+    legacy: legacyManagerReviewReceipt(author, manager.id),
+  };
+}
+
+export async function isPublishedReceipt(db: Kysely<Database>, receipts: readonly string[]): Promise<boolean> {
+  const row = await db
+    .selectFrom("review_receipts")
+    .select("receipt")
+    .where("receipt", "in", receipts)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** True when this account's review of this manager is published or waits in the queue. */
@@ -90,13 +144,14 @@ export async function hasReviewedManager(
   managerId: number,
   settings: PublicationSettings = publicationSettings(),
 ): Promise<boolean> {
-  const receipt = managerReviewReceipt(author, managerId);
-  const row = await db
-    .selectFrom("review_receipts")
-    .select("receipt")
-    .where("receipt", "=", receipt)
-    .executeTakeFirst();
-  return row !== undefined || (await isReceiptQueued(db, settings, receipt));
+  const manager = await managerRow(db, managerId);
+  if (!manager) return false;
+  const { receipt, legacy } = receiptsOf(author, manager);
+  return (
+    (await isPublishedReceipt(db, [receipt, legacy])) ||
+    (await isReceiptQueued(db, settings, receipt)) ||
+    (await isReceiptQueued(db, settings, legacy))
+  );
 }
 
 type Trx = Transaction<Database>;
@@ -255,6 +310,8 @@ async function createManager(trx: Trx, companyId: number, input: ManagerInput, d
       department: department ?? null,
       folded_name: fold(`${manager.first_name} ${manager.last_name}`),
       name_skeleton: nameSkeleton(`${manager.first_name} ${manager.last_name}`),
+      // What receipts for this manager are keyed on, the same the addition's own receipt was made with.
+      receipt_ref: newManagerReference(input),
       country: company.country,
       created_on: day,
     })
@@ -264,7 +321,10 @@ async function createManager(trx: Trx, companyId: number, input: ManagerInput, d
   return row.id;
 }
 
-/** The writes of a publication run; `secret` keys the receipts of new managers' first reviews. */
+/**
+ * The writes of a publication run; `secret` keys the receipts of new managers' first reviews queued before account
+ * keys (their rows carry the account id; rows queued since carry the receipt itself).
+ */
 export function contributionPublisher(secret: string): Publisher {
   return {
     companyFor,
@@ -277,7 +337,7 @@ export function contributionPublisher(secret: string): Publisher {
     insertSpentToken: async (trx, tokenHash) => {
       await trx.insertInto("spent_tokens").values({ token_hash: tokenHash }).execute();
     },
-    receiptFor: (userId, managerId) => managerReviewReceipt({ userId, secret }, managerId),
+    receiptFor: (userId, managerId) => legacyManagerReviewReceipt({ userId, secret }, managerId),
   };
 }
 
@@ -472,7 +532,7 @@ export async function recordCompanyReview(
   );
   const payload: QueuedReview = {
     kind: "company-review",
-    author: authorTag(author.secret, author.userId),
+    author: authorTag(author.accountKey),
     companyId,
     review,
   };
@@ -497,7 +557,7 @@ export async function addCompany(
   const token = await checkBadge(db, verificationToken, async () => [company.website], "company");
   const payload: QueuedReview = {
     kind: "new-company",
-    author: authorTag(author.secret, author.userId),
+    author: authorTag(author.accountKey),
     company,
     review,
   };
@@ -536,24 +596,24 @@ export async function recordManagerReview(
   settings: PublicationSettings = publicationSettings(),
   verificationToken?: string,
 ): Promise<Submission> {
-  const receipt = managerReviewReceipt(author, managerId);
+  const manager = await managerRow(db, managerId);
+  if (!manager) throw new ContributionError("manager-not-found");
+  const { receipt, legacy } = receiptsOf(author, manager);
   const token = await checkManagerBadge(db, managerId, verificationToken);
   const payload: QueuedReview = {
     kind: "manager-review",
-    author: authorTag(author.secret, author.userId),
+    author: authorTag(author.accountKey),
     managerId,
     receipt,
     review,
   };
   const check = async (trx: Trx) => {
     await requireManager(trx, managerId);
-    const published = await trx
-      .selectFrom("review_receipts")
-      .select("receipt")
-      .where("receipt", "=", receipt)
-      .executeTakeFirst();
-    if (published) throw new ContributionError("already-reviewed");
+    if (await isPublishedReceipt(trx, [receipt, legacy])) throw new ContributionError("already-reviewed");
   };
+  // A review of the old scheme may still wait (its pending key is of the old receipt); checked before, outside the
+  // queue's transaction: the old scheme writes no new pending keys, so none can appear meanwhile.
+  if (await isReceiptQueued(db, settings, legacy)) throw new ContributionError("already-reviewed");
   return submit(db, author, settings, payload, check, { receipt, token });
 }
 
@@ -575,7 +635,7 @@ export async function submitTokenReview(
   const token = await checkManagerBadge(db, managerId, verificationToken);
   const payload: QueuedReview = {
     kind: "manager-review",
-    author: authorTag(secret, `one-review-token\u0000${tokenHash}`),
+    author: tokenAuthorTag(tokenHash),
     managerId,
     reviewToken: tokenHash,
     review,
@@ -583,7 +643,7 @@ export async function submitTokenReview(
   const check = async (trx: Trx) => {
     await requireManager(trx, managerId);
   };
-  return submit(db, { userId: "", secret }, settings, payload, check, { token, spends: [tokenHash] });
+  return submit(db, { userId: "", secret, accountKey: "" }, settings, payload, check, { token, spends: [tokenHash] });
 }
 
 /**
@@ -607,8 +667,10 @@ export async function addManager(
   );
   const payload: QueuedReview = {
     kind: "new-manager",
-    author: authorTag(author.secret, author.userId),
-    userId: author.userId,
+    author: authorTag(author.accountKey),
+    // The receipt is keyed on the person as added, so it is known now, before the manager has an id: the row names
+    // no account (a second addition of the same person by the same account waits under the same receipt).
+    receipt: managerReviewReceipt(author, newManagerReference(input.manager)),
     ...input,
   };
   const check = async (trx: Trx) => {
@@ -616,7 +678,7 @@ export async function addManager(
     else await refuseExistingCompany(trx, input.company.company);
     if ((await publishedManagerId(trx, input.manager)) !== undefined) throw new ContributionError("manager-exists");
   };
-  return submit(db, author, settings, payload, check, { token });
+  return submit(db, author, settings, payload, check, { token, receipt: payload.receipt });
 }
 
 export type CompanySuggestion = { id: number; name: string; city: string; country: string };

@@ -8,6 +8,8 @@ import { allPages, insertCompany, insertCompanyReview } from "#tests/support/tes
 import { companyReviews } from "./companies.server.ts";
 import { addCompany, recordCompanyReview } from "./contributions.server.ts";
 import {
+  accountKeyCheck,
+  isAccountKeyOf,
   rewrapVoteKey,
   setHelpfulVote,
   unlockVoteKey,
@@ -60,6 +62,32 @@ describeEachEngine("helpful votes", (database) => {
     const afterReset = await unlockVoteKey(db, account.userId, "a password set by a reset link");
     expect(afterReset).not.toBe(first);
     expect(await db.selectFrom("vote_keys").select("user_id").execute()).toHaveLength(1);
+  });
+
+  it("takes only the account's own key: a made-up key, another account's, or one whose check is not kept is refused", async () => {
+    const { db } = database();
+    const auth = createTestAuth(database());
+    const ada = await signUpAccount(auth, "ada.key@example.com");
+    const bob = await signUpAccount(auth, "bob.key@example.com");
+    const adaKey = await unlockVoteKey(db, ada.userId, ada.password);
+    const bobKey = await unlockVoteKey(db, bob.userId, bob.password);
+    expect(await isAccountKeyOf(db, ada.userId, adaKey)).toBe(true);
+    // Proved live: with isAccountKeyOf answering true, each of these 40 made-up keys would be a new voter.
+    const madeUp = Array.from({ length: 40 }, newKey);
+    const accepted = await Promise.all(madeUp.map((key) => isAccountKeyOf(db, ada.userId, key)));
+    expect(accepted.filter(Boolean)).toHaveLength(0);
+    expect(await isAccountKeyOf(db, ada.userId, bobKey)).toBe(false);
+
+    // What is kept recomputes no receipt: it is neither the key nor a vote receipt under it.
+    const [row] = await db.selectFrom("vote_keys").select("key_check").where("user_id", "=", ada.userId).execute();
+    expect(row?.key_check).toBe(accountKeyCheck(adaKey));
+    expect(row?.key_check).not.toContain(adaKey);
+
+    // A key made before checks were kept: refused until the next sign-in writes the check.
+    await db.updateTable("vote_keys").set({ key_check: null }).where("user_id", "=", ada.userId).execute();
+    expect(await isAccountKeyOf(db, ada.userId, adaKey)).toBe(false);
+    expect(await unlockVoteKey(db, ada.userId, ada.password)).toBe(adaKey);
+    expect(await isAccountKeyOf(db, ada.userId, adaKey)).toBe(true);
   });
 
   it("counts one vote per key and review, refuses a second, takes a vote back, and shows a reader their votes", async () => {

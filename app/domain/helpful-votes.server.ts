@@ -5,6 +5,7 @@ import {
   createSecretKey,
   type KeyObject,
   randomBytes,
+  timingSafeEqual,
 } from "node:crypto";
 import { hashRaw } from "@node-rs/argon2";
 import { type Kysely, sql, type Transaction } from "kysely";
@@ -85,13 +86,35 @@ async function unwrap(password: string, salt: Uint8Array, wrapped: Uint8Array): 
   }
 }
 
+/**
+ * What the server keeps to recognise an account's key (docs/decisions/0046-reviews-wait-under-a-key-only-the-author-holds.md):
+ * an HMAC under the key itself, with a label no receipt or author tag uses. It tells whether a presented key is the
+ * account's; it cannot be turned back into the key, so it recomputes no vote receipt, review receipt or author tag.
+ */
+export function accountKeyCheck(accountKey: string): string {
+  return createHmac("sha256", receiptKey(accountKey)).update("account-key-check").digest("base64url");
+}
+
+/**
+ * Whether `accountKey` is the key of `userId` (a read, in no transaction of the vote or review it allows). An account
+ * whose check is not stored yet (no sign-in since the change) has no key that passes: it signs in again.
+ */
+export async function isAccountKeyOf(db: Kysely<Database>, userId: string, accountKey: string): Promise<boolean> {
+  const row = await db.selectFrom("vote_keys").select("key_check").where("user_id", "=", userId).executeTakeFirst();
+  if (!row?.key_check) return false;
+  const stored = Buffer.from(row.key_check, "utf8");
+  const presented = Buffer.from(accountKeyCheck(accountKey), "utf8");
+  return stored.length === presented.length && timingSafeEqual(stored, presented);
+}
+
 async function storeWrapped(db: Kysely<Database>, userId: string, password: string, voteKey: Buffer): Promise<void> {
   const salt = randomBytes(16);
   const wrapped = await wrap(password, salt, voteKey);
+  const key_check = accountKeyCheck(voteKey.toString("base64url"));
   await db
     .insertInto("vote_keys")
-    .values({ user_id: userId, salt, wrapped })
-    .onConflict((conflict) => conflict.column("user_id").doUpdateSet({ salt, wrapped }))
+    .values({ user_id: userId, salt, wrapped, key_check })
+    .onConflict((conflict) => conflict.column("user_id").doUpdateSet({ salt, wrapped, key_check }))
     .execute();
 }
 
@@ -102,11 +125,22 @@ async function storeWrapped(db: Kysely<Database>, userId: string, password: stri
 export async function unlockVoteKey(db: Kysely<Database>, userId: string, password: string): Promise<string> {
   const row = await db
     .selectFrom("vote_keys")
-    .select(["salt", "wrapped"])
+    .select(["salt", "wrapped", "key_check"])
     .where("user_id", "=", userId)
     .executeTakeFirst();
   const opened = row ? await unwrap(password, row.salt, row.wrapped) : null;
-  if (opened) return opened.toString("base64url");
+  if (opened) {
+    const key = opened.toString("base64url");
+    // A key made before its check was kept: the check is written now, at sign-in, never beside a vote or review.
+    if (row?.key_check !== accountKeyCheck(key)) {
+      await db
+        .updateTable("vote_keys")
+        .set({ key_check: accountKeyCheck(key) })
+        .where("user_id", "=", userId)
+        .execute();
+    }
+    return key;
+  }
   const fresh = randomBytes(keyBytes);
   await storeWrapped(db, userId, password, fresh);
   return fresh.toString("base64url");

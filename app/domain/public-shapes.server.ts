@@ -457,7 +457,7 @@ export const tokenPairSchema = z
       .string()
       .optional()
       .describe(
-        "The account's vote key (password grant only): send it as Candor-Vote-Key with POST /api/v1/helpful-votes. The server keeps it only wrapped under the password; keep it as safely as the password.",
+        "The account's key (password grant only): send it as Candor-Account-Key with every review, one-review token and helpful vote. Reviews wait sealed with what it makes, so a copy of the server does not name their authors. The server keeps it only wrapped under the password; keep it as safely as the password.",
       ),
   })
   .strict();

@@ -1,4 +1,4 @@
-import { createHmac, randomInt } from "node:crypto";
+import { createHash, createHmac, randomInt } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { truncateWal } from "#app/db/connection.server.ts";
 import { claimTurn, type Turn } from "./jobs.server.ts";
@@ -63,10 +63,12 @@ export type ManagerCompany = { id: number } | { company: CompanyInput };
 export type Badge = { domain: string; tokenHash: string };
 
 /**
- * What a sealed row holds. `author` is a keyed tag of the account, only for counting distinct authors; `keyHash` is
- * the SHA-256 of the review's one-time key (rows sealed before review keys existed have none). `spentAtSubmission`:
- * the tokens the row spends were written to `spent_tokens` by its submission (every row queued since decision 0044);
- * a row without it spends them when published.
+ * What a sealed row holds. `author` is a tag made with the account's own key, only for counting distinct authors
+ * (authorTag); `receipt` is made with that key too; nothing in a row is the account's id or anything the server's
+ * secret recomputes for an account (docs/decisions/0046-reviews-wait-under-a-key-only-the-author-holds.md). `keyHash`
+ * is the SHA-256 of the review's one-time key (rows sealed before review keys existed have none).
+ * `spentAtSubmission`: the tokens the row spends were written to `spent_tokens` by its submission (every row queued
+ * since decision 0044); a row without it spends them when published.
  */
 export type QueuedReview = { keyHash?: string; spentAtSubmission?: true } & (
   | { kind: "company-review"; author: string; companyId: number; review: CompanyReviewInput; badge?: Badge }
@@ -85,8 +87,10 @@ export type QueuedReview = { keyHash?: string; spentAtSubmission?: true } & (
   | {
       kind: "new-manager";
       author: string;
-      /** The manager's id is known only once published: the receipt is computed then, from the account's id. */
-      userId: string;
+      /** The account's receipt, keyed on the person as added (the manager has no id yet). */
+      receipt?: string;
+      /** Rows queued before account keys only: the account's id, from which the old receipt is computed at publication. */
+      userId?: string;
       company: ManagerCompany;
       manager: ManagerInput;
       review: ManagerReviewInput;
@@ -120,13 +124,55 @@ export type Publisher = {
   ) => Promise<void>;
   insertReceipt: (trx: Trx, receipt: string) => Promise<void>;
   insertSpentToken: (trx: Trx, tokenHash: string) => Promise<void>;
-  /** The receipt of a new manager's first review, from the account id it was queued with. */
+  /** The receipt of a new manager's first review queued before account keys, from the account id it carries. */
   receiptFor: (userId: string, managerId: number) => string;
 };
 
-/** A keyed tag of the author, only for counting the accounts in a batch; it leaves with the destroyed key. */
-export function authorTag(secret: string, userId: string): string {
-  return createHmac("sha256", secret).update(`queue-author\u0000${userId}`).digest("base64url");
+/**
+ * The period an author tag belongs to: the calendar month (UTC). Tags of one account are equal within a month, so
+ * a batch counts its accounts; across months they differ, so whoever opens the queue cannot follow one account's
+ * waiting reviews from month to month.
+ */
+export function authorPeriod(now = new Date()): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/**
+ * The tag of a review's author, only for counting the accounts in a batch: the period, and an HMAC of it under the
+ * account's own key. Neither the server's secret nor anything the server keeps recomputes it for an account.
+ */
+export function authorTag(accountKey: string, now = new Date()): string {
+  const period = authorPeriod(now);
+  const tag = createHmac("sha256", Buffer.from(accountKey, "base64url"))
+    .update(`queue-author\u0000${period}`)
+    .digest("base64url");
+  return `${period}.${tag}`;
+}
+
+/** The tag of a review that spends a one-review token (no account): the token stands in for its account. */
+export function tokenAuthorTag(tokenHash: string): string {
+  return `token.${createHash("sha256").update(`queue-author\u0000${tokenHash}`).digest("base64url")}`;
+}
+
+/**
+ * How many different accounts a set of author tags shows, never more than there are: tags of different months may be
+ * one account's, so only the largest month counts, with the tags of no month (one-review tokens, and rows queued
+ * before account keys) added.
+ */
+export function countAuthors(tags: Iterable<string>): number {
+  const byPeriod = new Map<string, Set<string>>();
+  const other = new Set<string>();
+  for (const tag of tags) {
+    const match = /^(\d{4}-\d{2})\./.exec(tag);
+    if (!match) {
+      other.add(tag);
+      continue;
+    }
+    const set = byPeriod.get(match[1]!) ?? new Set<string>();
+    set.add(tag);
+    byPeriod.set(match[1]!, set);
+  }
+  return Math.max(0, ...[...byPeriod.values()].map((set) => set.size)) + other.size;
 }
 
 function pendingReceiptKey(key: QueueKey, receipt: string): string {
@@ -497,8 +543,7 @@ export function choosePublishable(items: readonly Opened[], settings: Publicatio
     }
   }
   for (const group of groups.values()) if (group.length >= settings.managerMinReviews) chosen.push(...group);
-  const authors = new Set(chosen.map((item) => item.payload.author));
-  if (authors.size < settings.minAuthors) return new Set();
+  if (countAuthors(chosen.map((item) => item.payload.author)) < settings.minAuthors) return new Set();
   return new Set(chosen.map((item) => item.id));
 }
 
@@ -742,7 +787,7 @@ async function publishOnce(
           unit.created = 1;
           unit.managers.push(managerId);
           unit.added = true;
-          const receipt = publisher.receiptFor(payload.userId, managerId);
+          const receipt = payload.receipt ?? publisher.receiptFor(payload.userId ?? "", managerId);
           const firstReview: QueuedReview = {
             kind: "manager-review",
             author: payload.author,
@@ -880,7 +925,7 @@ async function scopeOf(
  */
 function pendingReceiptsOf(key: QueueKey, items: readonly { payload: QueuedReview }[]): string[] {
   return items.flatMap(({ payload }) => [
-    ...(payload.kind === "manager-review" && payload.receipt !== undefined
+    ...((payload.kind === "manager-review" || payload.kind === "new-manager") && payload.receipt !== undefined
       ? [pendingReceiptKey(key, payload.receipt)]
       : []),
     // Tokens spent at submission wait in spent_tokens, not here.

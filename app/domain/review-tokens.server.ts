@@ -12,12 +12,14 @@ import type { ManagerReviewInput } from "./contribution-input.server.ts";
 import {
   type Author,
   ContributionError,
-  managerReviewReceipt,
+  isPublishedReceipt,
+  receiptsOf,
   submitTokenReview,
   type Submission,
 } from "./contributions.server.ts";
 import {
   AlreadyQueuedError,
+  isReceiptQueued,
   type PublicationSettings,
   publicationSettings,
   takeReceiptNow,
@@ -122,8 +124,13 @@ export async function issueReviewToken(
   settings: PublicationSettings = publicationSettings(),
   now = new Date(),
 ): Promise<IssuedReviewToken> {
-  const manager = await db.selectFrom("managers").select("id").where("id", "=", managerId).executeTakeFirst();
+  const manager = await db
+    .selectFrom("managers")
+    .select(["id", "receipt_ref"])
+    .where("id", "=", managerId)
+    .executeTakeFirst();
   if (!manager) throw new ContributionError("manager-not-found");
+  const { receipt, legacy } = receiptsOf(author, manager);
   const key = await reviewTokenKey(db, author.secret, now);
   // A key the browser did not blind for (a new quarter began meanwhile) would give a token it cannot finalize.
   if (input.key_id !== key.keyId) throw new VerificationError("code-expired", m.requestInvalid);
@@ -144,8 +151,12 @@ export async function issueReviewToken(
   } catch {
     throw new VerificationError("request-invalid");
   }
+  // A review of the old scheme (a receipt under the server secret) published or waiting counts as the account's.
+  if ((await isPublishedReceipt(db, [legacy])) || (await isReceiptQueued(db, settings, legacy))) {
+    throw new VerificationError("review-token-taken");
+  }
   try {
-    await takeReceiptNow(db, settings, managerReviewReceipt(author, managerId));
+    await takeReceiptNow(db, settings, receipt);
   } catch (error) {
     if (error instanceof AlreadyQueuedError) throw new VerificationError("review-token-taken");
     throw error;

@@ -12,7 +12,8 @@ import { VoteError } from "#app/domain/helpful-votes.server.ts";
 import { bearerAccount } from "#app/http/api-auth.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
-import { contributionMessages, type PublicationNoteKind, publicationNote } from "#app/lib/messages.ts";
+import { contributionMessages, type PublicationNoteKind, publicationNote, voteMessages } from "#app/lib/messages.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import { verificationMessages } from "#app/lib/verification-messages.ts";
 import { problem } from "#app/http/problem.server.ts";
 import { TextResponse } from "#app/http/text-response.server.ts";
@@ -199,6 +200,17 @@ export function apiWrite(
       if (contribution) await consume(contributionLimits[contribution], ipKey);
       return handler({ ...args, author: { userId } });
     });
+}
+
+/**
+ * The signed-in account's own account key, as the request carries it (header `Candor-Account-Key`, or the cookie):
+ * every review is sealed with what it makes, and a vote counted under it. Without it, or with a key that is not this
+ * account's: 401 `account-key-required`.
+ */
+export async function apiAccountKey(request: Request, author: ApiAuthor): Promise<string> {
+  const key = await accountKeyOf(request, author.userId);
+  if (!key) throw new ApiProblem(401, voteMessages.keyHeaderMissing, { code: "account-key-required" });
+  return key;
 }
 
 /**

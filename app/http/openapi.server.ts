@@ -157,6 +157,26 @@ const writeErrors = {
   ...bodyErrors,
 };
 
+/**
+ * The account key on a write that counts per account (a review, a one-review token, a helpful vote): what the
+ * review's receipt and author tag are made with, so that nothing the server keeps names the author.
+ */
+const accountKeyHeader = {
+  name: "Candor-Account-Key",
+  in: "header",
+  required: false,
+  description:
+    "The account's key: `vote_key` as POST /api/v1/auth/token (grant_type=password) answered it (the older header name Candor-Vote-Key is read too). Needed with a bearer token; a browser's session sends it as its cookie. The server keeps only a digest of it that tells it is this account's, and cannot recompute from it what it made.",
+  schema: { type: "string", pattern: "^[A-Za-z0-9_-]{43}$" },
+};
+
+const keyedWriteErrors = {
+  ...writeErrors,
+  "401": problemResponse(
+    `Not signed in, or no account key (code \`account-key-required\`): "${voteMessages.keyHeaderMissing}"`,
+  ),
+};
+
 /** What `verification_token` does on a write that publishes a review: the badge, when the domain's threshold is met. */
 const badgeDescription = (website: string) =>
   `With \`verification_token\` (a token obtained through /api/v1/verification/tokens for the domain of ${website}, this quarter) the review carries the badge "Verified: works at <domain>" once at least VERIFIED_MIN_PEOPLE addresses of that domain have verified this quarter; below that the review is accepted without the badge, the token is not spent, and \`verification.badge\` is \`withheld\`.`;
@@ -218,12 +238,13 @@ export function openApiDocument(serverUrl: string) {
         post: {
           summary: "Add a company with its first review",
           security: bearer,
+          parameters: [accountKeyHeader],
           description: badgeDescription("the new company's website"),
           requestBody: body("NewCompany"),
           responses: {
             "201": json("Created", "Created"),
             "202": json("Queued", queuedDescription),
-            ...writeErrors,
+            ...keyedWriteErrors,
             "400": tokenRefused,
             "409": problemResponse(`"This company already exists." or ${tokenSpent}`),
           },
@@ -259,13 +280,13 @@ export function openApiDocument(serverUrl: string) {
         post: {
           summary: "Review a company",
           security: bearer,
-          parameters: [pathId("companyId")],
+          parameters: [accountKeyHeader, pathId("companyId")],
           description: badgeDescription("the company's website"),
           requestBody: body("CompanyReviewInput"),
           responses: {
             "201": json("CreatedReview", "Created"),
             "202": json("Queued", queuedDescription),
-            ...writeErrors,
+            ...keyedWriteErrors,
             "400": tokenRefused,
             "404": problemResponse("No such company"),
             "409": problemResponse(tokenSpent),
@@ -322,12 +343,13 @@ export function openApiDocument(serverUrl: string) {
         post: {
           summary: "Add a manager with their first review",
           security: bearer,
+          parameters: [accountKeyHeader],
           description: badgeDescription("the manager's company's website (`company_id`'s, or the new `company`'s)"),
           requestBody: body("NewManager"),
           responses: {
             "201": json("Created", "Created"),
             "202": json("Queued", queuedDescription),
-            ...writeErrors,
+            ...keyedWriteErrors,
             "400": tokenRefused,
             "404": problemResponse("No such company"),
             "409": problemResponse(
@@ -363,13 +385,13 @@ export function openApiDocument(serverUrl: string) {
         post: {
           summary: "Review a manager (once per account)",
           security: bearer,
-          parameters: [pathId("managerId")],
+          parameters: [accountKeyHeader, pathId("managerId")],
           description: badgeDescription("one of the manager's companies' websites"),
           requestBody: body("ManagerReviewBody"),
           responses: {
             "201": json("CreatedReview", "Created"),
             "202": json("Queued", queuedDescription),
-            ...writeErrors,
+            ...keyedWriteErrors,
             "400": tokenRefused,
             "404": problemResponse("No such manager"),
             "409": problemResponse(`"You have already reviewed this manager." or ${tokenSpent}`),
@@ -422,11 +444,11 @@ export function openApiDocument(serverUrl: string) {
           description:
             "`blinded` is the RSAPBSSA blinded message (256 bytes, base64url) of `candor-one-review-v1|<nonce>` (a 32-byte random nonce in base64url) under the metadata above. The account's one review of this manager is taken now: a second request, or a review by this account through POST /api/v1/managers/{managerId}/reviews, is refused. Finalize the answer into `r1~<managerId>~<period>~<nonce>~<signature>` and keep it; send it later with the review, without a session.",
           security: bearer,
-          parameters: [pathId("managerId")],
+          parameters: [accountKeyHeader, pathId("managerId")],
           requestBody: body("ReviewTokenRequest"),
           responses: {
             "200": json("ReviewTokenSignature", "Signed"),
-            ...writeErrors,
+            ...keyedWriteErrors,
             "400": problemResponse(`"${verificationMessages.requestInvalid}"`),
             "404": problemResponse("No such manager"),
             "409": problemResponse(`"${verificationMessages.reviewTokenTaken}" (code \`review-token-taken\`)`),
@@ -480,22 +502,13 @@ export function openApiDocument(serverUrl: string) {
         post: {
           summary: "Mark a review as helpful (helpful: true), or take the mark back (false); one vote per account",
           description:
-            "Needs the account's vote key in the Candor-Vote-Key header, as POST /api/v1/auth/token (grant_type=password) answered it. The server stores only HMAC(vote key, review id), never the account with it, and counts the vote on the review in the same transaction. One address for every review: the request log names none. Rate limited per client.",
+            "Needs the signed-in account's own key in the Candor-Account-Key header, as POST /api/v1/auth/token (grant_type=password) answered it (`vote_key`); any other key is refused (401), so an account votes once. The server stores only HMAC(vote key, review id), never the account with it, and counts the vote on the review in the same transaction. One address for every review: the request log names none. Rate limited per client.",
           security: bearer,
-          parameters: [
-            {
-              name: "Candor-Vote-Key",
-              in: "header",
-              required: true,
-              description: "vote_key from the password grant",
-              schema: { type: "string", pattern: "^[A-Za-z0-9_-]{43}$" },
-            },
-          ],
+          parameters: [accountKeyHeader],
           requestBody: body("HelpfulVoteInput"),
           responses: {
             "200": json("HelpfulVoteResult"),
-            ...writeErrors,
-            "400": problemResponse(`Bad input, or no vote key: "${voteMessages.keyHeaderMissing}"`),
+            ...keyedWriteErrors,
             "404": problemResponse(voteMessages.reviewNotFound),
             "409": problemResponse(`"${voteMessages.alreadyVoted}" or "${voteMessages.notVoted}"`),
           },

@@ -12,7 +12,13 @@ import {
   type SharedReader,
   sharedReaderContext,
 } from "#app/http/session.server.ts";
-import { parseVoteKey, rewrapVoteKey, unlockVoteKey, votedAmong } from "#app/domain/helpful-votes.server.ts";
+import {
+  isAccountKeyOf,
+  parseVoteKey,
+  rewrapVoteKey,
+  unlockVoteKey,
+  votedAmong,
+} from "#app/domain/helpful-votes.server.ts";
 
 /**
  * The vote key travels with the browser, never kept by the server
@@ -42,11 +48,25 @@ export function clearVoteKeyCookie(headers: Headers): Headers {
   return headers;
 }
 
-/** The vote key a browser sent back (its cookie), or an API client (the `Candor-Vote-Key` header); null without. */
+/**
+ * The account key (first made for votes, so its cookie and the grant's field keep the name "vote key") a browser sent
+ * back (its cookie), or an API client (the `Candor-Account-Key` header, or its older name `Candor-Vote-Key`); null
+ * without.
+ */
 export function readVoteKey(request: Request): string | null {
-  const header = request.headers.get("candor-vote-key");
+  const header = request.headers.get("candor-account-key") ?? request.headers.get("candor-vote-key");
   if (header !== null) return parseVoteKey(header.trim());
   return voteKeyOfCookie(request.headers.get("cookie") ?? "");
+}
+
+/**
+ * The account key the request carries when it is the signed-in account's own (checked against the keyed digest kept
+ * with the account: docs/decisions/0046-reviews-wait-under-a-key-only-the-author-holds.md); null when there is none or
+ * it is another's or made up. A read only: nothing is written about the account on the way to a vote or a review.
+ */
+export async function accountKeyOf(request: Request, userId: string): Promise<string | null> {
+  const key = readVoteKey(request);
+  return key && (await isAccountKeyOf(database().db, userId, key)) ? key : null;
 }
 
 /** The value of the cookie `name` in a Cookie request header, or undefined. */

@@ -125,7 +125,14 @@ export const voteMessages = {
   reviewNotFound: "This review does not exist or is no longer shown.",
   keyMissing: "To vote, sign out and sign in again: your vote key is made from your password when you sign in.",
   keyHeaderMissing:
-    "Send the vote_key that the password grant answered in the Candor-Vote-Key header: votes are counted under it.",
+    "Send this account's vote_key, as the password grant answered it, in the Candor-Account-Key header: votes and reviews are counted under it.",
+} as const;
+
+/** A review sent without the account's own key (docs/decisions/0046-reviews-wait-under-a-key-only-the-author-holds.md). */
+export const accountKeyMessages = {
+  formMissing:
+    "To send a review, sign out and sign in again: your account key, which keeps your review apart from your account, is made from your password when you sign in.",
+  headerMissing: voteMessages.keyHeaderMissing,
 } as const;
 
 /** Toasts after a redirect, shown for 3 seconds. */

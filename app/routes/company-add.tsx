@@ -5,6 +5,7 @@ import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
 import { database } from "#app/db/database.server.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import {
   companyKeys,
   companyReviewKeys,
@@ -18,11 +19,11 @@ import { readerFor } from "#app/http/read-database.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { contributionAction } from "#app/http/contribution-forms.server.ts";
 import { countryList, isCountryCode } from "#app/lib/countries.server.ts";
-import { field, readForm, retryAfterOf } from "#app/http/forms.server.ts";
+import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { inputValue, VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { verificationSettings } from "#app/domain/verification.server.ts";
-import { messages } from "#app/lib/messages.ts";
+import { accountKeyMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAccount } from "#app/http/session.server.ts";
 
@@ -52,6 +53,9 @@ export async function action({ context, request, url }: Route.ActionArgs) {
   const account = requireAccount(context, url);
   const form = await readForm(request);
   const values = reviewFormValues(form, [...companyKeys, ...companyReviewKeys]);
+  // The review is sealed with what the account's own key makes, never with anything of the account's id.
+  const accountKey = await accountKeyOf(request, account.id);
+  if (!accountKey) return formFailure({ formError: accountKeyMessages.formMissing, values }, 401);
   return contributionAction({
     kind: "company",
     ipKey: context.get(clientContext).ipKey,
@@ -61,7 +65,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     write: ({ company, review }) =>
       addCompany(
         database().db,
-        authorOf(account),
+        authorOf(account, accountKey),
         company,
         review,
         publicationSettings(),

@@ -5,6 +5,7 @@ import { FormMessage } from "#app/components/form.tsx";
 import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { CompanyReviewFields } from "#app/components/review-form/review-fields.tsx";
 import { database } from "#app/db/database.server.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import { companyReviewKeys, companyReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
@@ -13,7 +14,7 @@ import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.serv
 import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { badgeDomainsOf } from "#app/domain/verification.server.ts";
-import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { accountKeyMessages, contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
 import { requireAccount } from "#app/http/session.server.ts";
@@ -40,6 +41,9 @@ export async function action({ context, request, url }: Route.ActionArgs) {
   const token = field(form, "verification_token");
   const company = await companyOfQuery(request);
   if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);
+  // The review is sealed with what the account's own key makes, never with anything of the account's id.
+  const accountKey = await accountKeyOf(request, account.id);
+  if (!accountKey) return formFailure({ formError: accountKeyMessages.formMissing, values }, 401);
   return contributionAction({
     kind: "companyReview",
     ipKey: context.get(clientContext).ipKey,
@@ -49,7 +53,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     write: ({ review }) =>
       recordCompanyReview(
         database().db,
-        authorOf(account),
+        authorOf(account, accountKey),
         company.id,
         review,
         publicationSettings(),

@@ -5,7 +5,7 @@ import { reviewIdPattern, setHelpfulVote, VoteError } from "#app/domain/helpful-
 import { clientContext } from "#app/http/client.server.ts";
 import { field, rateLimitOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { accountContext, setToast } from "#app/http/session.server.ts";
-import { readVoteKey } from "#app/http/vote-key.server.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import { messages, voteMessages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
 
@@ -26,10 +26,12 @@ export function loader() {
 export async function action({ context, request }: Route.ActionArgs) {
   const form = await readForm(request);
   const back = safeRedirectTarget(form.get("returnTo"), paths.search());
-  if (!context.get(accountContext)) throw redirect(paths.signIn(back));
+  const account = context.get(accountContext);
+  if (!account) throw redirect(paths.signIn(back));
   const reviewId = field(form, "review");
   if (!reviewIdPattern.test(reviewId)) return data({ formError: voteMessages.reviewNotFound, back }, { status: 404 });
-  const voteKey = readVoteKey(request);
+  // Only this account's own key counts: a made-up key would be a second voter (one vote per account).
+  const voteKey = await accountKeyOf(request, account.id);
   if (!voteKey) return data({ formError: voteMessages.keyMissing, back }, { status: 403 });
   const limited = await rateLimitOrNull("vote", context.get(clientContext).ipKey);
   if (limited) return data({ formError: limited.data.formError, back }, limited.init ?? { status: 429 });

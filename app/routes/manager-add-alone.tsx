@@ -8,6 +8,7 @@ import { CompanyFields } from "#app/components/review-form/company-fields.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
 import { database } from "#app/db/database.server.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import {
   companyKeys,
   companySchema,
@@ -25,7 +26,7 @@ import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.serv
 import { inputValue, VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { verificationSettings } from "#app/domain/verification.server.ts";
-import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { accountKeyMessages, contributionMessages, messages } from "#app/lib/messages.ts";
 import { parseId } from "#app/lib/params.ts";
 import { paths } from "#app/lib/paths.ts";
 import { requireAccount } from "#app/http/session.server.ts";
@@ -88,6 +89,9 @@ export async function action({ context, request, url }: Route.ActionArgs) {
   const choice = field(form, "company_id");
   const existingId = parseId(choice);
   const companyValues = Object.fromEntries(companyKeys.map((key) => [key, values[`${companyPrefix}${key}`]]));
+  // The review is sealed with what the account's own key makes, never with anything of the account's id.
+  const accountKey = await accountKeyOf(request, account.id);
+  if (!accountKey) return formFailure({ formError: accountKeyMessages.formMissing, values }, 401);
   return contributionAction({
     kind: "manager",
     ipKey: context.get(clientContext).ipKey,
@@ -112,7 +116,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     write: ({ manager, review, company }) =>
       addManager(
         database().db,
-        authorOf(account),
+        authorOf(account, accountKey),
         { company: company ? { company } : { id: existingId! }, manager, review },
         publicationSettings(),
         field(form, "verification_token") || undefined,

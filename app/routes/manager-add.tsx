@@ -7,6 +7,7 @@ import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { ManagerFields } from "#app/components/review-form/manager-fields.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
 import { database } from "#app/db/database.server.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import {
   managerKeys,
   managerReviewKeys,
@@ -22,7 +23,7 @@ import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.serv
 import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { badgeDomainsOf } from "#app/domain/verification.server.ts";
-import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { accountKeyMessages, contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyOfQuery } from "#app/http/query-subjects.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
@@ -57,6 +58,9 @@ export async function action({ context, request, url }: Route.ActionArgs) {
   const values = reviewFormValues(form, [...managerKeys, ...managerReviewKeys]);
   const company = await companyOfQuery(request);
   if (!company) return formFailure({ formError: contributionMessages.companyIdRequired, values }, 404);
+  // The review is sealed with what the account's own key makes, never with anything of the account's id.
+  const accountKey = await accountKeyOf(request, account.id);
+  if (!accountKey) return formFailure({ formError: accountKeyMessages.formMissing, values }, 401);
   return contributionAction({
     kind: "manager",
     ipKey: context.get(clientContext).ipKey,
@@ -66,7 +70,7 @@ export async function action({ context, request, url }: Route.ActionArgs) {
     write: ({ manager, review }) =>
       addManager(
         database().db,
-        authorOf(account),
+        authorOf(account, accountKey),
         { company: { id: company.id }, manager, review },
         publicationSettings(),
         field(form, "verification_token") || undefined,

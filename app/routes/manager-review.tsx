@@ -6,6 +6,7 @@ import { GuidedForm } from "#app/components/review-form/guided-form.tsx";
 import { TokenReviewDone, TokenReviewNote, useTokenReview } from "#app/components/review-form/token-review.tsx";
 import { ManagerReviewFields } from "#app/components/review-form/review-fields.tsx";
 import { database } from "#app/db/database.server.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import { managerReviewKeys, managerReviewSchema, reviewFormValues } from "#app/domain/contribution-input.server.ts";
 import { authorOf, hasReviewedManager, recordManagerReview } from "#app/domain/contributions.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
@@ -14,7 +15,7 @@ import { field, formFailure, readForm, retryAfterOf } from "#app/http/forms.serv
 import { VerificationTokenField } from "#app/components/verification-token-field.tsx";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { badgeDomainsOf, managerWebsites } from "#app/domain/verification.server.ts";
-import { contributionMessages, messages } from "#app/lib/messages.ts";
+import { accountKeyMessages, contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { managerOfQuery } from "#app/http/query-subjects.server.ts";
 import { accountContext } from "#app/http/session.server.ts";
@@ -31,7 +32,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const account = context.get(accountContext);
   if (!account) return { manager: summary, blocked: contributionMessages.mustSignIn, verification: null };
   const { db } = database();
-  const reviewed = await hasReviewedManager(db, authorOf(account), manager.id);
+  const accountKey = await accountKeyOf(request, account.id);
+  if (!accountKey) return { manager: summary, blocked: accountKeyMessages.formMissing, verification: null };
+  const reviewed = await hasReviewedManager(db, authorOf(account, accountKey), manager.id);
   // The form's data comes even when the account's review is taken: a tab that holds the token it took (a reload
   // before Submit) still shows the form (docs/decisions/0031-one-review-tokens.md).
   return {
@@ -48,6 +51,9 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (!account) return formFailure({ formError: contributionMessages.mustSignIn, values }, 401);
   const manager = await managerOfQuery(request);
   if (!manager) return formFailure({ formError: contributionMessages.managerIdRequired, values }, 404);
+  // The review is sealed with what the account's own key makes, never with anything of the account's id.
+  const accountKey = await accountKeyOf(request, account.id);
+  if (!accountKey) return formFailure({ formError: accountKeyMessages.formMissing, values }, 401);
   return contributionAction({
     kind: "managerReview",
     ipKey: context.get(clientContext).ipKey,
@@ -57,7 +63,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     write: ({ review }) =>
       recordManagerReview(
         database().db,
-        authorOf(account),
+        authorOf(account, accountKey),
         manager.id,
         review,
         publicationSettings(),

@@ -32,8 +32,10 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
         <li>
           <strong>Whoever later gets a copy of this server</strong> (its database, secret key, logs or backups, through
           a breach or a court order) cannot tell which published review is yours: each one could have been written by at
-          least three accounts, and nothing stored tells when it was sent, only which publication it was part of. A
-          review still waiting to be published is not protected from someone who seizes the running server.
+          least three accounts, and nothing stored tells when it was sent, only which publication it was part of.
+          Someone who seizes the running server can read the reviews still waiting to be published, but nothing in them
+          says which account sent them: what marks them as one account&apos;s is made with your account key, which only
+          you hold.
         </li>
         <li>
           <strong>The people who run this site</strong> could see your account and your review together if they changed
@@ -45,10 +47,13 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
         </li>
       </ul>
       <p>
-        To allow only one review per person per manager, we keep a receipt: a keyed one-way hash of your account and the
-        manager, written when you send the review or, with a review token, when your browser gets the token. It holds no
-        review, no date and no time. Whoever holds the site's secret key can learn from it that this account reviewed
-        this manager, and nothing more: never which review is yours, because a manager's reviews are only ever published
+        To allow only one review per person per manager, we keep a receipt: a one-way hash of the manager made with your
+        account key, written when your review is published or, with a review token, when your browser gets the token. It
+        holds no review, no date and no time. Your account key is the one your helpful votes use: your browser keeps it
+        in a cookie, and we keep it only locked with your password. Nobody holding our database and its secret can tell
+        from a receipt that you reviewed a manager without your password. Receipts made before account keys existed were
+        keyed with the site&apos;s secret key: whoever holds it can learn from them that this account reviewed this
+        manager, and nothing more. Never which review is yours, because a manager&apos;s reviews are only ever published
         in groups of at least three.
       </p>
       <h2>Verifying your work address</h2>

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import {
   cleanUp,
   accessToken,
+  bearer,
   companyReview,
   createDatabase,
   type Engine,
@@ -94,7 +95,7 @@ async function runEngine(engine: Engine): Promise<Summary> {
         const response = await fetch(`${baseURL}${path}`, {
           method: "POST",
           headers: {
-            Authorization: `Bearer ${tokens.get(email)}`,
+            ...bearer(tokens.get(email)),
             "Content-Type": "application/json",
             "X-Forwarded-For": newClientIp(),
           },

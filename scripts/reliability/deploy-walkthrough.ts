@@ -595,6 +595,7 @@ try {
     method: "POST",
     headers: {
       Authorization: `Bearer ${(JSON.parse(token.body) as { access_token?: string }).access_token}`,
+      "Candor-Account-Key": (JSON.parse(token.body) as { vote_key?: string }).vote_key ?? "",
       "Content-Type": "application/json",
     },
     body: JSON.stringify({ company: newCompany(marker), review: companyReview(marker, 1) }),

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
 import {
   accessToken,
+  bearer,
   adminQuery,
   companyReview,
   createDatabase,
@@ -43,7 +44,7 @@ function slowPost(port: number, path: string, token: string, body: unknown, hold
         method: "POST",
         agent: false,
         headers: {
-          Authorization: `Bearer ${token}`,
+          ...bearer(token),
           "Content-Type": "application/json",
           "Content-Length": payload.length,
           "X-Forwarded-For": newClientIp(),
@@ -97,7 +98,7 @@ async function runEngine(engine: Engine): Promise<string[]> {
     const created = await fetch(`${baseURL}/api/v1/companies`, {
       method: "POST",
       headers: {
-        Authorization: `Bearer ${token}`,
+        ...bearer(token),
         "Content-Type": "application/json",
         "X-Forwarded-For": newClientIp(),
       },

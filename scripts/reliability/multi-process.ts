@@ -20,6 +20,7 @@ import pg from "pg";
 import { rateLimits } from "#app/lib/rate-limit.server.ts";
 import {
   accessToken,
+  bearer,
   companyReview,
   createOwnPostgres,
   freePort,
@@ -248,7 +249,7 @@ try {
   const writer = await fetch(`${proxyURL}/api/v1/companies/${company}/reviews`, {
     method: "POST",
     headers: {
-      Authorization: `Bearer ${await accessToken(proxyURL, writers[0]!)}`,
+      ...bearer(await accessToken(proxyURL, writers[0]!)),
       "Content-Type": "application/json",
       "X-Forwarded-For": newClientIp(),
     },

@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import {
   accessToken,
+  bearer as bearerHeaders,
   companyReview,
   createDatabase,
   type Engine,
@@ -301,7 +302,7 @@ const formBody = (fields: Record<string, string | string[]>) => {
 
 function candorTargets(base: string, fixture: Fixture): Target[] {
   const { companies, managers, token, cookie } = fixture;
-  const bearer = [`Authorization: Bearer ${token}`];
+  const bearer = Object.entries(bearerHeaders(token)).map(([name, value]) => `${name}: ${value}`);
   const json = [...bearer, "Content-Type: application/json"];
   const form = ["Sec-Fetch-Site: same-origin", `Origin: ${base}`];
   const company = newCompany("scan");

@@ -84,9 +84,22 @@ export async function accessToken(baseURL: string, email: string): Promise<strin
     headers: { "Content-Type": "application/json", "X-Forwarded-For": newClientIp() },
     body: JSON.stringify({ grant_type: "password", email, password }),
   });
-  const body = (await response.json()) as { access_token?: string };
+  const body = (await response.json()) as { access_token?: string; vote_key?: string };
   if (response.status !== 200 || !body.access_token) throw new Error(`token for ${email}: ${response.status}`);
+  if (body.vote_key) accountKeys.set(body.access_token, body.vote_key);
   return body.access_token;
+}
+
+/** Each access token's account key, as the password grant answered it (`vote_key`). */
+const accountKeys = new Map<string, string>();
+
+/**
+ * The headers of an API write with `token`: the bearer token and, as every review write needs, the account's own key
+ * (docs/decisions/0046-reviews-wait-under-a-key-only-the-author-holds.md).
+ */
+export function bearer(token: string | undefined): Record<string, string> {
+  const key = token ? accountKeys.get(token) : undefined;
+  return { Authorization: `Bearer ${token}`, ...(key ? { "Candor-Account-Key": key } : {}) };
 }
 
 /** An access token and the account's vote key (POST /api/v1/helpful-votes needs both). */
@@ -424,7 +437,7 @@ export class Workload {
     this.sent.add(marker);
     const outcome = await this.request("write", path, ip, {
       method: "POST",
-      headers: { Authorization: `Bearer ${this.tokens.get(email)}`, "Content-Type": "application/json" },
+      headers: { ...bearer(this.tokens.get(email)), "Content-Type": "application/json" },
       body: JSON.stringify(body),
     });
     if (outcome.status >= 200 && outcome.status < 300) {

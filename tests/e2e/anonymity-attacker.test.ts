@@ -30,7 +30,7 @@ import { before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { managerReviewReceipt } from "#app/domain/contributions.server.ts";
+import { legacyManagerReviewReceipt } from "#app/domain/contributions.server.ts";
 import {
   adminQuery,
   cleanUp,
@@ -483,7 +483,7 @@ function receiptOwners(evidence: Evidence) {
   const owners = new Map<string, { label: Label; manager: number }>();
   for (const id of ids) {
     for (const manager of evidence.managers) {
-      const receipt = managerReviewReceipt({ userId: id, secret: evidence.secret }, manager);
+      const receipt = legacyManagerReviewReceipt({ userId: id, secret: evidence.secret }, manager);
       const label = labelOf.get(id);
       if (label && stored.has(receipt)) owners.set(receipt, { label, manager });
     }
@@ -498,7 +498,9 @@ function authorsAmong(evidence: Evidence, receipts: string[], manager: number): 
   const found = new Set<Label>();
   for (const receipt of receipts) {
     const owner = owners.get(receipt);
-    if (!owner) found.add(deleted);
+    // A receipt nobody matched is made with an account key the copy does not hold (decision 0046), or is a deleted
+    // account's: it may be anyone's.
+    if (!owner) for (const label of [...evidence.people.map((p) => p.label), deleted]) found.add(label);
     else if (owner.manager === manager) found.add(owner.label);
   }
   return found.size > 0 ? found : undefined;
@@ -515,8 +517,9 @@ function receiptsAttack(evidence: Evidence): Attack {
   for (const review of evidence.published) {
     if (review.kind === "company") continue;
     const reviewers = new Set([...owners.values()].filter((o) => o.manager === review.subject).map((o) => o.label));
-    // A receipt nobody matched may be a deleted account's review of this manager.
-    if (unmatched > 0) reviewers.add(deleted);
+    // A receipt nobody matched is made with an account key the copy does not hold (decision 0046), or is a deleted
+    // account's: it may be anyone's review of this manager.
+    if (unmatched > 0) for (const label of [...evidence.people.map((p) => p.label), deleted]) reviewers.add(label);
     candidates.set(review.marker, reviewers);
   }
   const matched = evidence.receipts.length - unmatched;

@@ -1059,7 +1059,7 @@ describe("verifying a work address", () => {
 });
 
 describe("helpful votes", () => {
-  it("counts a vote under the account's vote key once, refuses it without the key or an account, and sorts by it", async () => {
+  it("counts a vote under the account's own key once, refuses it without that key or an account, and sorts by it", async () => {
     // With the token, the list is read afresh (the page cache keeps answers for visitors without credentials).
     const list = async () =>
       (await api.get(`/api/v1/companies/${demo.company.id}/reviews?sort=helpful`, auth)).body as Page<ReviewCard>;
@@ -1072,7 +1072,15 @@ describe("helpful votes", () => {
     assertClosedWrite(cast);
     assert.deepEqual(cast.body, { review_id: target.id, helpful_votes: target.helpfulVotes + 1, voted: true });
     assertStatus(await api.post("/api/v1/helpful-votes", vote, withKey), 409);
-    assertStatus(await api.post("/api/v1/helpful-votes", vote, auth), 400);
+    // Without the key, or with one that is not this account's: 401 account-key-required (one vote per account).
+    for (const key of ["", "A".repeat(43)]) {
+      const refused = await api.post("/api/v1/helpful-votes", vote, {
+        ...auth,
+        headers: { "Candor-Account-Key": key },
+      });
+      assertStatus(refused, 401);
+      assert.equal((refused.body as { code: string }).code, "account-key-required");
+    }
     assertStatus(
       await api.post("/api/v1/helpful-votes", vote, { headers: { "Candor-Vote-Key": account.voteKey } }),
       401,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { after, describe, it } from "node:test";
 import { summaryMessages, toastTexts, voteMessages } from "#app/lib/messages.ts";
@@ -199,14 +199,35 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           },
           body: JSON.stringify(body),
         });
-      const withKey = { "Candor-Vote-Key": grant.vote_key };
+      const withKey = { "Candor-Account-Key": grant.vote_key };
 
       const noKey = await api({ review_id: first, helpful: true });
-      assert.equal(noKey.status, 400);
-      assert.equal(((await noKey.json()) as { code: string }).code, "vote-key-required");
+      assert.equal(noKey.status, 401);
+      assert.equal(((await noKey.json()) as { code: string }).code, "account-key-required");
       const cast = await api({ review_id: first, helpful: true }, withKey);
       assert.equal(cast.status, 200);
       assert.deepEqual(await cast.json(), { review_id: first, helpful_votes: 1, voted: true });
+      // The older header name still carries the key.
+      const oldHeader = await api({ review_id: first, helpful: true }, { "Candor-Vote-Key": grant.vote_key });
+      assert.equal(oldHeader.status, 409);
+
+      // One account, one vote: made-up keys are no new voters, 30 by API and 10 by form (the attack that once counted
+      // 40). Proved live: with the check against the account removed, the first made-up key was counted (200, not 401).
+      const madeUp = () => randomBytes(32).toString("base64url");
+      for (let attempt = 0; attempt < 30; attempt++) {
+        const forged = await api({ review_id: first, helpful: true }, { "Candor-Account-Key": madeUp() });
+        assert.equal(forged.status, 401);
+        assert.equal(((await forged.json()) as { code: string }).code, "account-key-required");
+      }
+      const ownKey = visitor.cookies.get("candor.vote_key")!;
+      assert.ok(ownKey);
+      for (let attempt = 0; attempt < 10; attempt++) {
+        visitor.cookies.set("candor.vote_key", madeUp());
+        const forged = await visitor.post(paths.helpful(), { review: first, vote: "add", returnTo: companyPath });
+        assert.equal(forged.status, 403);
+      }
+      visitor.cookies.set("candor.vote_key", ownKey);
+      assert.equal(await countOf(database, first), 1);
       const again = await api({ review_id: first, helpful: true }, withKey);
       assert.equal(again.status, 409);
       assert.equal(((await again.json()) as { detail: string }).detail, voteMessages.alreadyVoted);

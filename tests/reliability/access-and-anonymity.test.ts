@@ -54,13 +54,22 @@ async function person(label: string): Promise<Person> {
     ip,
     visitor,
     userId: user.id,
-    token: (JSON.parse(grant.text) as { access_token: string }).access_token,
+    token: remember(JSON.parse(grant.text) as { access_token: string; vote_key: string }),
   };
+}
+
+/** Each access token's account key (the grant's `vote_key`), sent with every call made with the token. */
+const accountKeys = new Map<string, string>();
+function remember(pair: { access_token: string; vote_key: string }): string {
+  accountKeys.set(pair.access_token, pair.vote_key);
+  return pair.access_token;
 }
 
 async function api(method: string, path: string, call: { json?: unknown; token?: string; ip?: string } = {}) {
   const headers: Record<string, string> = { "X-Forwarded-For": call.ip ?? "198.51.100.200" };
   if (call.token) headers.Authorization = `Bearer ${call.token}`;
+  const accountKey = call.token ? accountKeys.get(call.token) : undefined;
+  if (accountKey) headers["Candor-Account-Key"] = accountKey;
   if (call.json !== undefined) headers["Content-Type"] = "application/json";
   const body = call.json === undefined ? undefined : JSON.stringify(call.json);
   const response = await fetch(new URL(path, server.baseURL), { method, headers, body, redirect: "manual" });

@@ -138,6 +138,8 @@ type FieldTally = { stored: number; refused: number };
 let server: RunningServer;
 let browser: Browser;
 let token = "";
+/** The account's own key (the grant's `vote_key`), which every review write needs. */
+let accountKey = "";
 let visitor: Visitor;
 let hubCompany = 0;
 const companies: Stored[] = [];
@@ -153,7 +155,11 @@ function count(field: string, stored: boolean): void {
 }
 
 async function api(method: string, path: string, json?: unknown) {
-  const headers: Record<string, string> = { "X-Forwarded-For": newClientIp(), Authorization: `Bearer ${token}` };
+  const headers: Record<string, string> = {
+    "X-Forwarded-For": newClientIp(),
+    Authorization: `Bearer ${token}`,
+    "Candor-Account-Key": accountKey,
+  };
   if (json !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(new URL(path, server.baseURL), {
     method,
@@ -272,7 +278,9 @@ before(async () => {
     headers: { "Content-Type": "application/json", "X-Forwarded-For": newClientIp() },
     body: JSON.stringify({ grant_type: "password", email, password }),
   });
-  token = ((await grant.json()) as { access_token: string }).access_token;
+  const pair = (await grant.json()) as { access_token: string; vote_key: string };
+  token = pair.access_token;
+  accountKey = pair.vote_key;
   const hub = await api("POST", "/api/v1/companies", {
     company: safeCompany(-1, "Payload Hub"),
     review: reviewOf(companyCriteria, companyYesNo, "Hybrid", "A hub for the managers of this test."),

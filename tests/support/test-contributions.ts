@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { expect } from "vitest";
 import {
   type CompanyInput,
@@ -14,8 +15,12 @@ import {
   type Author,
   ContributionError,
   type ContributionFailure,
+  managerReference,
+  managerReviewReceipt,
   type Submission,
 } from "#app/domain/contributions.server.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "#app/db/schema.ts";
 
 /**
  * Valid contributions as the schemas hand them to the domain (the form builders are in payloads.ts): every rating
@@ -24,8 +29,23 @@ import {
 
 export const testReceiptSecret = "candor-contributions-test-secret-0123456789";
 
+/** A test account's key: 32 bytes of its id's SHA-256, as a real one is 32 random bytes only its client holds. */
+export function testAccountKey(userId: string): string {
+  return createHash("sha256").update(`test account key\u0000${userId}`).digest("base64url");
+}
+
 export function author(userId: string): Author {
-  return { userId, secret: testReceiptSecret };
+  return { userId, secret: testReceiptSecret, accountKey: testAccountKey(userId) };
+}
+
+/** The receipt `author` has for the manager `managerId` (keyed on the manager's reference, under the account key). */
+export async function receiptOf(db: Kysely<Database>, author: Author, managerId: number): Promise<string> {
+  const manager = await db
+    .selectFrom("managers")
+    .select(["id", "receipt_ref"])
+    .where("id", "=", managerId)
+    .executeTakeFirstOrThrow();
+  return managerReviewReceipt(author, managerReference(manager));
 }
 
 /** An author for tests where who wrote it does not matter. */

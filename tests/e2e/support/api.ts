@@ -33,7 +33,7 @@ export type Account = {
   userId: string;
   accessToken: string;
   refreshToken: string;
-  /** What the password grant answered as `vote_key`, sent as Candor-Vote-Key with helpful votes. */
+  /** What the password grant answered as `vote_key`: the account key, sent as Candor-Account-Key with every write. */
   voteKey: string;
 };
 
@@ -52,6 +52,11 @@ export class ApiClient {
   readonly contract: ApiContract;
   /** Strings that no response may contain (an account's id and e-mail). */
   readonly secrets: string[] = [];
+  /**
+   * Each access token's account key (the grant's `vote_key`), sent as Candor-Account-Key with every call made with
+   * that token, as a client does; a call that sets the header itself (empty: none) sends its own.
+   */
+  readonly accountKeys = new Map<string, string>();
 
   constructor(baseURL: string, contract: ApiContract) {
     this.baseURL = baseURL;
@@ -71,6 +76,9 @@ export class ApiClient {
     const headers = new Headers(call.headers);
     if (!headers.has("X-Forwarded-For")) headers.set("X-Forwarded-For", call.ip ?? newClientIp());
     if (call.token !== undefined) headers.set("Authorization", `Bearer ${call.token}`);
+    const accountKey = call.token === undefined ? undefined : this.accountKeys.get(call.token);
+    if (accountKey && !headers.has("Candor-Account-Key")) headers.set("Candor-Account-Key", accountKey);
+    if (headers.get("Candor-Account-Key") === "") headers.delete("Candor-Account-Key");
     let body = call.body;
     if (call.json !== undefined) {
       body = JSON.stringify(call.json);
@@ -114,6 +122,7 @@ export class ApiClient {
     const pair = grant.body as TokenPair & { vote_key: string };
     const userId = await readUserId(databaseUrl, engine, email);
     this.secrets.push(email, userId);
+    this.accountKeys.set(pair.access_token, pair.vote_key);
     return {
       email,
       password,

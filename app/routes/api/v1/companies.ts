@@ -4,7 +4,7 @@ import { searchCompanies } from "#app/domain/companies.server.ts";
 import { hasNullValues } from "#app/domain/contribution-input.server.ts";
 import { addCompany, authorOf } from "#app/domain/contributions.server.ts";
 import { readRawBody } from "#app/http/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
+import { apiAccountKey, ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
@@ -27,7 +27,7 @@ export const action = apiWrite(
     const body = newCompanyBodySchema.parse(raw.data);
     const submission = await addCompany(
       database().db,
-      authorOf({ id: author.userId }),
+      authorOf({ id: author.userId }, await apiAccountKey(request, author)),
       body.company,
       body.review,
       publicationSettings(),

@@ -3,7 +3,7 @@ import { companyReviewBodySchema, parseIdParam, queryOf, reviewPageQuerySchema }
 import { companyReviewListSchema, companyReviews, findCompany } from "#app/domain/companies.server.ts";
 import { authorOf, recordCompanyReview } from "#app/domain/contributions.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
+import { apiAccountKey, ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { messages } from "#app/lib/messages.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
@@ -32,7 +32,7 @@ export const action = apiWrite(
     const { verification_token: token, ...review } = body.data;
     const submission = await recordCompanyReview(
       database().db,
-      authorOf({ id: author.userId }),
+      authorOf({ id: author.userId }, await apiAccountKey(request, author)),
       id,
       review,
       publicationSettings(),

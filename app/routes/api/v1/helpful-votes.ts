@@ -3,7 +3,7 @@ import { helpfulVoteSchema, setHelpfulVote } from "#app/domain/helpful-votes.ser
 import { readBody } from "#app/http/api-request.server.ts";
 import { ApiProblem, apiWrite, methodNotAllowed } from "#app/http/api.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
-import { readVoteKey } from "#app/http/vote-key.server.ts";
+import { accountKeyOf } from "#app/http/vote-key.server.ts";
 import { consume } from "#app/lib/rate-limit.server.ts";
 import { voteMessages } from "#app/lib/messages.ts";
 
@@ -14,15 +14,16 @@ export function loader() {
 
 /**
  * POST /api/v1/helpful-votes: cast (`helpful: true`) or take back (false) the account's helpful vote on a review,
- * under the vote key the password grant answered (header `Candor-Vote-Key`). One address for every review, so the
+ * under the vote key the password grant answered (header `Candor-Account-Key`, which must be the signed-in account's own). One address for every review, so the
  * request log names none (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md).
  */
 export const action = apiWrite(
-  async ({ request, context }) => {
+  async ({ request, context, author }) => {
     const body = await readBody(request, helpfulVoteSchema);
     if (!body.ok) throw body.response;
-    const voteKey = readVoteKey(request);
-    if (!voteKey) throw new ApiProblem(400, voteMessages.keyHeaderMissing, { code: "vote-key-required" });
+    // Only the signed-in account's own key counts: a made-up key would be a second voter (one vote per account).
+    const voteKey = await accountKeyOf(request, author.userId);
+    if (!voteKey) throw new ApiProblem(401, voteMessages.keyHeaderMissing, { code: "account-key-required" });
     await consume("vote", context.get(clientContext).ipKey);
     const outcome = await setHelpfulVote(database().db, voteKey, body.data.review_id, body.data.helpful);
     return {

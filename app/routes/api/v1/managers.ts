@@ -4,7 +4,7 @@ import { hasNullValues } from "#app/domain/contribution-input.server.ts";
 import { addManager, authorOf } from "#app/domain/contributions.server.ts";
 import { searchManagers } from "#app/domain/managers.server.ts";
 import { readRawBody } from "#app/http/api-request.server.ts";
-import { ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
+import { apiAccountKey, ApiProblem, apiRead, apiWrite, submissionAnswer } from "#app/http/api.server.ts";
 import { contributionMessages } from "#app/lib/messages.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { readerFor } from "#app/http/read-database.server.ts";
@@ -25,7 +25,7 @@ export const action = apiWrite(
     const body = newManagerBodySchema.parse(raw.data);
     const submission = await addManager(
       database().db,
-      authorOf({ id: author.userId }),
+      authorOf({ id: author.userId }, await apiAccountKey(request, author)),
       {
         company: body.company_id !== undefined ? { id: body.company_id } : { company: body.company! },
         manager: body.manager,

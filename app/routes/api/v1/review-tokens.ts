@@ -3,7 +3,7 @@ import { parseIdParam } from "#app/domain/api-input.server.ts";
 import { authorOf } from "#app/domain/contributions.server.ts";
 import { issueReviewToken, reviewTokenRequestSchema } from "#app/domain/review-tokens.server.ts";
 import { readBody } from "#app/http/api-request.server.ts";
-import { apiWrite } from "#app/http/api.server.ts";
+import { apiAccountKey, apiWrite } from "#app/http/api.server.ts";
 import { clientContext } from "#app/http/client.server.ts";
 import { consume } from "#app/lib/rate-limit.server.ts";
 
@@ -17,7 +17,12 @@ export const action = apiWrite(
     await consume("reviewTokenIssue", context.get(clientContext).ipKey);
     const body = await readBody(request, reviewTokenRequestSchema);
     if (!body.ok) throw body.response;
-    const issued = await issueReviewToken(database().db, authorOf({ id: author.userId }), managerId, body.data);
+    const issued = await issueReviewToken(
+      database().db,
+      authorOf({ id: author.userId }, await apiAccountKey(request, author)),
+      managerId,
+      body.data,
+    );
     return {
       status: 200,
       body: { period: issued.period, key_id: issued.keyId, blind_signature: issued.blindSignature },
