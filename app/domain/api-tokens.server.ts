@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { Auth } from "#app/domain/auth.server.ts";
+import { dayOf, minuteAfter } from "#app/lib/account-stamps.ts";
 import { sessionsRevoked } from "#app/lib/session-revocation.server.ts";
 import { currentAccount, signIn, verifyTotp } from "./accounts.server.ts";
 
@@ -34,6 +35,10 @@ function newToken(): string {
 export async function issueTokenPair(db: Kysely<Database>, sessionId: string, now = Date.now()): Promise<TokenPair> {
   const access = newToken();
   const refresh = newToken();
+  // Stored expiries say when a pair was issued no finer than the account's other stamps (decision 0050): the access
+  // token's rounded up to the minute, the refresh token's down to the day.
+  const accessExpiresAt = minuteAfter(now + accessTokenSeconds * 1000).getTime();
+  const refreshExpiresAt = dayOf(now + refreshTokenSeconds * 1000).getTime();
   await db
     .insertInto("api_tokens")
     .values([
@@ -41,13 +46,13 @@ export async function issueTokenPair(db: Kysely<Database>, sessionId: string, no
         token_hash: digest(access),
         session_id: sessionId,
         kind: "access",
-        expires_at: now + accessTokenSeconds * 1000,
+        expires_at: accessExpiresAt,
       },
       {
         token_hash: digest(refresh),
         session_id: sessionId,
         kind: "refresh",
-        expires_at: now + refreshTokenSeconds * 1000,
+        expires_at: refreshExpiresAt,
       },
     ])
     .execute();
@@ -55,7 +60,7 @@ export async function issueTokenPair(db: Kysely<Database>, sessionId: string, no
     access_token: access,
     token_type: "bearer",
     expires_in: accessTokenSeconds,
-    expires_at: Math.floor((now + accessTokenSeconds * 1000) / 1000),
+    expires_at: Math.floor(accessExpiresAt / 1000),
     refresh_token: refresh,
   };
 }
