@@ -59,7 +59,7 @@ export async function issueTokenPair(db: Kysely<Database>, sessionId: string, no
   return {
     access_token: access,
     token_type: "bearer",
-    expires_in: accessTokenSeconds,
+    expires_in: Math.floor((accessExpiresAt - now) / 1000),
     expires_at: Math.floor(accessExpiresAt / 1000),
     refresh_token: refresh,
   };
