@@ -6,7 +6,7 @@ import * as accountStamps from "#app/db/migrations/0041-account-stamps-to-the-da
 import { describeEachEngine } from "#tests/support/test-database.ts";
 import { createTestAuth, signInAccount, signUpAccount, withAuthTables } from "#tests/support/test-accounts.ts";
 import { changePassword, currentAccount, requestPasswordReset } from "./accounts.server.ts";
-import { issueTokenPair } from "./api-tokens.server.ts";
+import { authenticateAccessToken, issueTokenPair } from "./api-tokens.server.ts";
 
 const asMs = (value: unknown) => new Date(value as string | Date).getTime();
 
@@ -99,15 +99,24 @@ describeEachEngine("account stamps to the day", (database) => {
     expect(asMs(row!.expiresAt)).toBe(expiry.getTime());
   });
 
-  it("stores API token expiries to the minute (access) and the day (refresh)", async () => {
+  // Live: with the access token's expiry stored as it is (15 minutes after the grant), the first row fails.
+  it("stores API token expiries to the day: the access token carries its own, covered by its stored hash", async () => {
     const { db } = database();
     const auth = createTestAuth(database());
     const account = await signUpAccount(auth, "api@example.com");
     const session = await currentAccount(auth, account.headers);
-    await issueTokenPair(db, session!.sessionId, Date.UTC(2026, 11, 2, 15, 3, 2, 123));
+    const pair = await issueTokenPair(db, session!.sessionId, Date.UTC(2026, 11, 2, 15, 3, 2, 123));
+    // Its expiry rides in the token, and a token whose expiry was moved is no token at all.
+    const at = Date.UTC(2026, 11, 2, 15, 10);
+    expect((await authenticateAccessToken(db, pair.access_token, at))?.validUntil).toBe(
+      Date.UTC(2026, 11, 2, 15, 18, 2, 123),
+    );
+    expect(await authenticateAccessToken(db, pair.access_token, Date.UTC(2026, 11, 2, 15, 18, 3))).toBeUndefined();
+    const moved = pair.access_token.replace(/\.[0-9a-z]+$/, `.${Date.UTC(2026, 11, 2, 23).toString(36)}`);
+    expect(await authenticateAccessToken(db, moved, at)).toBeUndefined();
     const rows = await db.selectFrom("api_tokens").select(["kind", "expires_at"]).orderBy("kind").execute();
     expect(rows.map((row) => [row.kind, new Date(Number(row.expires_at)).toISOString()])).toEqual([
-      ["access", "2026-12-02T15:19:00.000Z"],
+      ["access", "2026-12-03T00:00:00.000Z"],
       ["refresh", "2027-01-01T00:00:00.000Z"],
     ]);
   });
@@ -140,7 +149,6 @@ describeEachEngine("account stamps to the day", (database) => {
     expect(new Date(asMs(link!.expiresAt)).toISOString()).toBe("2026-11-20T10:42:00.000Z");
     const tokens = await db.selectFrom("api_tokens").select(["kind", "expires_at"]).orderBy("kind").execute();
     expect(tokens.map((row) => [row.kind, new Date(Number(row.expires_at)).toISOString()])).toEqual([
-      ["access", "2026-11-20T09:42:00.000Z"],
       ["refresh", "2026-11-20T00:00:00.000Z"],
     ]);
   });

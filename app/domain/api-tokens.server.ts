@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { Auth } from "#app/domain/auth.server.ts";
-import { dayOf, minuteAfter } from "#app/lib/account-stamps.ts";
+import { dayMs, dayOf } from "#app/lib/account-stamps.ts";
 import { sessionsRevoked } from "#app/lib/session-revocation.server.ts";
 import { currentAccount, signIn, verifyTotp } from "./accounts.server.ts";
 
@@ -31,14 +31,22 @@ function newToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
+/**
+ * An access token carries its own expiry after its random part (`<43 characters>.<expiry in ms, base 36>`). The
+ * database keeps only the token's SHA-256, which covers the expiry too, so a client cannot move it, and the stored
+ * row says when it was issued no finer than the day (decision 0050): an expiry stored to the minute, 15 minutes after
+ * a sign-in or a refresh, would date that moment as finely as the request log does.
+ */
+function accessTokenExpiry(token: string): number | undefined {
+  const match = /^[\w-]{43}\.([0-9a-z]{1,12})$/.exec(token);
+  return match ? parseInt(match[1]!, 36) : undefined;
+}
+
 /** Issues a fresh access and refresh token for a session (the token family). */
 export async function issueTokenPair(db: Kysely<Database>, sessionId: string, now = Date.now()): Promise<TokenPair> {
-  const access = newToken();
+  const accessExpiresAt = now + accessTokenSeconds * 1000;
+  const access = `${newToken()}.${accessExpiresAt.toString(36)}`;
   const refresh = newToken();
-  // Stored expiries say when a pair was issued no finer than the account's other stamps (decision 0050): the access
-  // token's rounded up to the minute, the refresh token's down to the day.
-  const accessExpiresAt = minuteAfter(now + accessTokenSeconds * 1000).getTime();
-  const refreshExpiresAt = dayOf(now + refreshTokenSeconds * 1000).getTime();
   await db
     .insertInto("api_tokens")
     .values([
@@ -46,20 +54,21 @@ export async function issueTokenPair(db: Kysely<Database>, sessionId: string, no
         token_hash: digest(access),
         session_id: sessionId,
         kind: "access",
-        expires_at: accessExpiresAt,
+        // The end of the day it expires in: the row outlives the token by less than a day.
+        expires_at: dayOf(accessExpiresAt).getTime() + dayMs,
       },
       {
         token_hash: digest(refresh),
         session_id: sessionId,
         kind: "refresh",
-        expires_at: refreshExpiresAt,
+        expires_at: dayOf(now + refreshTokenSeconds * 1000).getTime(),
       },
     ])
     .execute();
   return {
     access_token: access,
     token_type: "bearer",
-    expires_in: Math.floor((accessExpiresAt - now) / 1000),
+    expires_in: accessTokenSeconds,
     expires_at: Math.floor(accessExpiresAt / 1000),
     refresh_token: refresh,
   };
@@ -131,8 +140,9 @@ export async function authenticateAccessToken(
     .where("api_tokens.token_hash", "=", digest(accessToken))
     .where("api_tokens.kind", "=", "access")
     .executeTakeFirst();
-  if (!row) return undefined;
-  const validUntil = Math.min(Number(row.expires_at), new Date(row.sessionExpiresAt).getTime());
+  const expiresAt = accessTokenExpiry(accessToken);
+  if (!row || expiresAt === undefined) return undefined;
+  const validUntil = Math.min(expiresAt, Number(row.expires_at), new Date(row.sessionExpiresAt).getTime());
   if (validUntil <= now) return undefined;
   return { userId: row.userId, sessionId: row.sessionId, validUntil };
 }

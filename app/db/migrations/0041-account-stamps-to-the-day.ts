@@ -4,8 +4,8 @@ import { isPostgres } from "../dialect.ts";
 /**
  * Account stamps to the day (decision 0050): what was stored to the millisecond about accounts, their sessions,
  * credentials and pending links is cut to the day it fell on (UTC); an expiry less than a day ahead is rounded up to
- * the minute instead, so that nothing expires earlier than it was meant to. API tokens' expiries alike: an access
- * token's up to the minute, a refresh token's down to the day. The application writes new rows so from now on.
+ * the minute instead, so that nothing expires earlier than it was meant to. A refresh token's expiry is cut to the day;
+ * access tokens (15 minutes) end, as an access token now carries its own expiry and the stored row only the day. The application writes new rows so from now on.
  *
  * On PostgreSQL the old values stay in dead row versions until the table is vacuumed, and in the write-ahead log
  * until it is recycled (docs/anonymity.md).
@@ -42,11 +42,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .set({ expiresAt: toNextMinute("expiresAt") })
     .where(everyRow)
     .execute();
-  await db
-    .updateTable("api_tokens")
-    .set({ expires_at: sql`((expires_at + 59999) / 60000) * 60000` })
-    .where("kind", "=", "access")
-    .execute();
+  // Access tokens now carry their expiry themselves; the stored ones, which do not, end (a client refreshes).
+  await db.deleteFrom("api_tokens").where("kind", "=", "access").execute();
   await db
     .updateTable("api_tokens")
     .set({ expires_at: sql`(expires_at / 86400000) * 86400000` })
