@@ -7,7 +7,8 @@ import { type Engine, readDatabase, startServer } from "../support/server.ts";
 import { type LoggedRequest, type Stamp, joinStamps, requestLines } from "../support/stamp-join.ts";
 
 // Account stamps × the request log, both engines (docs/anonymity.md, decisions 0050 and 0051). Five accounts sign up,
-// add a company with its only review, review it, sign out and in again and vote; then whoever holds the database and
+// add a company with its only review, review it, sign out and in again and vote, and one signs in over the API and
+// votes with its bearer token; then whoever holds the database and
 // the log lays every stored stamp about an account beside every contribution's log line. Each contribution must keep
 // at least 3 candidate authors.
 //
@@ -17,7 +18,14 @@ import { type LoggedRequest, type Stamp, joinStamps, requestLines } from "../sup
 // own). The join must name authors there (fewer than 3 candidates), or the check could not fail.
 
 const password = "a long and private passphrase";
-const contributionPaths = new Set(["/company/add", "/company/review", "/helpful", "/manager/add", "/manager-review"]);
+const contributionPaths = new Set([
+  "/company/add",
+  "/company/review",
+  "/helpful",
+  "/manager/add",
+  "/manager-review",
+  "/api/v1/helpful-votes",
+]);
 const isContribution = (line: LoggedRequest) => line.method === "POST" && contributionPaths.has(line.path);
 
 for (const engine of ["sqlite", "postgres"] as Engine[]) {
@@ -91,6 +99,45 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         assert.equal(voted.status, 302, `${label}'s vote was taken`);
       }
 
+      // An API client: a password grant (a new session and token family), then a helpful vote with the bearer token.
+      const client = people[4]!;
+      const grantResponse = await timed(
+        client.label,
+        true,
+        () =>
+          fetch(new URL("/api/v1/auth/token", server.baseURL), {
+            method: "POST",
+            headers: { "Content-Type": "application/json", "X-Forwarded-For": newClientIp() },
+            body: JSON.stringify({ grant_type: "password", email: client.email, password }),
+          }),
+        "/api/v1/auth/token",
+      );
+      assert.equal(grantResponse.status, 200, "the API client was granted tokens");
+      const grant = (await (
+        await fetch(new URL("/api/v1/auth/token", server.baseURL), {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-Forwarded-For": newClientIp() },
+          body: JSON.stringify({ grant_type: "password", email: client.email, password }),
+        })
+      ).json()) as { access_token: string; vote_key: string };
+      const apiVote = await timed(
+        client.label,
+        true,
+        () =>
+          fetch(new URL("/api/v1/helpful-votes", server.baseURL), {
+            method: "POST",
+            headers: {
+              "Content-Type": "application/json",
+              "X-Forwarded-For": newClientIp(),
+              authorization: `Bearer ${grant.access_token}`,
+              "Candor-Vote-Key": grant.vote_key,
+            },
+            body: JSON.stringify({ review_id: String(reviews[0]!.id), helpful: true }),
+          }),
+        "/api/v1/helpful-votes",
+      );
+      assert.equal(apiVote.status, 200, "the API client's vote was taken");
+
       // What the copy holds: every stamp about an account, with the account it is about, and the request log.
       const users = await readDatabase(copy, `select id, email from users`);
       const labelOf = new Map(
@@ -114,6 +161,12 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       for (const row of await readDatabase(copy, `select "userId", "expiresAt" from sessions`)) {
         stamped(row.userId, row.expiresAt);
       }
+      const tokens = await readDatabase(
+        copy,
+        `select sessions."userId" as "userId", api_tokens.expires_at as expires from api_tokens join sessions on sessions.id = api_tokens.session_id`,
+      );
+      assert.ok(tokens.length >= 4, "the copy holds the API client's token rows");
+      for (const token of tokens) stamped(token.userId, Number(token.expires));
       // The log as the stopped server left it: every line written (a running server hands its lines over in turns).
       assert.equal(await server.stop(), 0, "the server stopped cleanly");
       const lines = requestLines(server.output());
@@ -125,9 +178,9 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           `${plantedJoin.narrowed} of ${plantedJoin.lines} contributions below 3 candidates, fewest ${plantedJoin.fewest}; ` +
           `real: ${real.narrowed} of ${real.lines} below 3 from ${real.stamps} stamps, fewest ${real.fewest}`,
       );
-      assert.equal(plantedJoin.lines, 8, "the planted run has the 8 contributions");
+      assert.equal(plantedJoin.lines, 9, "the planted run has the 9 contributions");
       assert.ok(plantedJoin.narrowed > 0, "the join names authors in the planted run (the check is live)");
-      assert.equal(real.lines, 8, "the log holds a line for each of the 8 contributions (nothing to compare fails)");
+      assert.equal(real.lines, 9, "the log holds a line for each of the 9 contributions (nothing to compare fails)");
       assert.ok(real.stamps >= 20, `the copy holds the accounts' stamps: ${real.stamps}`);
       assert.equal(real.narrowed, 0, `every contribution keeps at least 3 candidates: fewest ${real.fewest}`);
       for (const line of lines) assert.doesNotMatch(line.path, /\/\d+(?:\/|\.|$)/, `an id in the log: ${line.path}`);
