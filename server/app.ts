@@ -30,6 +30,7 @@ import { startSharedState } from "./shared-state.ts";
 import { requireSameOrigin } from "./same-origin.ts";
 import { serverTiming } from "./server-timing.ts";
 import { isForSearchEngines } from "#app/lib/seo.ts";
+import { pathWithoutIds, staticSegments } from "./request-log.ts";
 
 /** Demo data on the first start: always when asked, never when refused, and by default on SQLite only. */
 async function loadDemoDataIfWanted(): Promise<void> {
@@ -104,6 +105,17 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
   const secret = serverSecret();
   const clientKey = (req: express.Request) => hashIdentifier(secret, "ip", req.ip ?? "unknown");
 
+  // The words of the routes' paths, for the request log (server/request-log.ts); in development, once Vite has
+  // loaded the build, and until then no segment is known (every one is written as `:id`).
+  let words: ReadonlySet<string> = new Set();
+  if (typeof build === "function") {
+    Promise.resolve(build()).then(
+      (loaded) => (words = staticSegments(loaded)),
+      () => undefined, // Vite shows what failed to load; every segment stays `:id`.
+    );
+  } else words = staticSegments(build);
+  const routeWords = () => words;
+
   if (env().SERVER_TIMING) app.use(serverTiming());
   app.use((req, res, next) => {
     res.locals.requestId = randomUUID();
@@ -111,14 +123,14 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     // Read now: the page cache takes the cookies off a request it renders as the page for every signed-in reader.
     const withCookies = Boolean(req.headers.cookie);
     res.on("finish", () => {
-      // Method, path and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored). A write's
-      // path loses its ids: "a review of company 4 was sent at 10:02:17" would date that review finer than its
-      // publication batch (docs/anonymity.md).
+      // Method, route pattern and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored),
+      // and no id of the address nor of the request, dated to the minute (decision 0051): "a review of company 4 was
+      // sent at 10:02:17.345" would date that review finer than its publication batch, and a reader's pages would
+      // tell what they read.
       requestLogger.info(
         {
-          requestId: res.locals.requestId,
           method: req.method,
-          path: req.method === "GET" || req.method === "HEAD" ? req.path : req.path.replace(/\/\d+(?=\/|$)/g, "/:id"),
+          path: pathWithoutIds(req.path, routeWords()),
           status: res.statusCode,
           // Duration and hit or miss (the benchmark counts them from this log) only for requests without cookies: for a
           // signed-in reader they would tell the page kept for every reader from one rendered for them because they

@@ -27,6 +27,7 @@ import * as lookalikeCompanyIdentity from "./migrations/0035-lookalike-company-i
 import * as setAsideReviews from "./migrations/0036-set-aside-reviews.ts";
 import * as changeGeneration from "./migrations/0037-change-generation.ts";
 import * as accountKeyChecks from "./migrations/0038-account-key-checks.ts";
+import * as accountStampsToTheDay from "./migrations/0041-account-stamps-to-the-day.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const migrations: Record<string, Migration> = {
   "0036-set-aside-reviews": setAsideReviews,
   "0037-change-generation": changeGeneration,
   "0038-account-key-checks": accountKeyChecks,
+  "0041-account-stamps-to-the-day": accountStampsToTheDay,
 };
 
 /**

@@ -42,7 +42,7 @@ describeEachEngine("API tokens", (database) => {
     const { pair } = await signedUpAndGranted();
 
     expect(pair).toEqual({
-      access_token: expect.stringMatching(/^[\w-]{43}$/),
+      access_token: expect.stringMatching(/^[\w-]{43}\.[0-9a-z]+$/),
       token_type: "bearer",
       expires_in: 900,
       expires_at: expect.any(Number),

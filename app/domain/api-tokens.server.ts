@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "#app/db/schema.ts";
 import type { Auth } from "#app/domain/auth.server.ts";
+import { dayMs, dayOf } from "#app/lib/account-stamps.ts";
 import { sessionsRevoked } from "#app/lib/session-revocation.server.ts";
 import { currentAccount, signIn, verifyTotp } from "./accounts.server.ts";
 
@@ -30,9 +31,21 @@ function newToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
+/**
+ * An access token carries its own expiry after its random part (`<43 characters>.<expiry in ms, base 36>`). The
+ * database keeps only the token's SHA-256, which covers the expiry too, so a client cannot move it, and the stored
+ * row says when it was issued no finer than the day (decision 0050): an expiry stored to the minute, 15 minutes after
+ * a sign-in or a refresh, would date that moment as finely as the request log does.
+ */
+function accessTokenExpiry(token: string): number | undefined {
+  const match = /^[\w-]{43}\.([0-9a-z]{1,12})$/.exec(token);
+  return match ? parseInt(match[1]!, 36) : undefined;
+}
+
 /** Issues a fresh access and refresh token for a session (the token family). */
 export async function issueTokenPair(db: Kysely<Database>, sessionId: string, now = Date.now()): Promise<TokenPair> {
-  const access = newToken();
+  const accessExpiresAt = now + accessTokenSeconds * 1000;
+  const access = `${newToken()}.${accessExpiresAt.toString(36)}`;
   const refresh = newToken();
   await db
     .insertInto("api_tokens")
@@ -41,13 +54,14 @@ export async function issueTokenPair(db: Kysely<Database>, sessionId: string, no
         token_hash: digest(access),
         session_id: sessionId,
         kind: "access",
-        expires_at: now + accessTokenSeconds * 1000,
+        // The end of the day it expires in: the row outlives the token by less than a day.
+        expires_at: dayOf(accessExpiresAt).getTime() + dayMs,
       },
       {
         token_hash: digest(refresh),
         session_id: sessionId,
         kind: "refresh",
-        expires_at: now + refreshTokenSeconds * 1000,
+        expires_at: dayOf(now + refreshTokenSeconds * 1000).getTime(),
       },
     ])
     .execute();
@@ -55,7 +69,7 @@ export async function issueTokenPair(db: Kysely<Database>, sessionId: string, no
     access_token: access,
     token_type: "bearer",
     expires_in: accessTokenSeconds,
-    expires_at: Math.floor((now + accessTokenSeconds * 1000) / 1000),
+    expires_at: Math.floor(accessExpiresAt / 1000),
     refresh_token: refresh,
   };
 }
@@ -126,8 +140,9 @@ export async function authenticateAccessToken(
     .where("api_tokens.token_hash", "=", digest(accessToken))
     .where("api_tokens.kind", "=", "access")
     .executeTakeFirst();
-  if (!row) return undefined;
-  const validUntil = Math.min(Number(row.expires_at), new Date(row.sessionExpiresAt).getTime());
+  const expiresAt = accessTokenExpiry(accessToken);
+  if (!row || expiresAt === undefined) return undefined;
+  const validUntil = Math.min(expiresAt, Number(row.expires_at), new Date(row.sessionExpiresAt).getTime());
   if (validUntil <= now) return undefined;
   return { userId: row.userId, sessionId: row.sessionId, validUntil };
 }

@@ -8,6 +8,7 @@ import type { Kysely } from "kysely";
 import type { DatabaseHandle, Engine } from "#app/db/connection.server.ts";
 import { maxPasswordLength, minPasswordLength, newPasswordProblem } from "#app/domain/password-policy.server.ts";
 import { env } from "#app/lib/env.server.ts";
+import { coarseStamps } from "#app/lib/account-stamps.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { sendMail } from "#app/lib/mail.server.ts";
 import { sessionsRevoked } from "#app/lib/session-revocation.server.ts";
@@ -129,6 +130,14 @@ async function accountEmailOf(ctx: AuthContext, body: Record<string, unknown> | 
   return null;
 }
 
+/** better-auth's hooks that store a row's stamps coarsely as it is created or changed (app/lib/account-stamps.ts). */
+function coarselyStamped() {
+  return {
+    create: { before: async (data: Record<string, unknown>) => ({ data: coarseStamps(data, "create") }) },
+    update: { before: async (data: Record<string, unknown>) => ({ data: coarseStamps(data, "update") }) },
+  };
+}
+
 export function publicUrl(): string {
   const { PUBLIC_URL, PORT } = env();
   return (PUBLIC_URL ?? `http://localhost:${PORT}`).replace(/\/+$/, "");
@@ -152,10 +161,12 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
       modelName: "users",
       deleteUser: { enabled: true },
     },
+    // A session lasts 30 days from sign-in and is never extended (decision 0050): a refresh would write the
+    // account's session row on its way to whatever it does next (a review, a vote, an appeal).
     session: {
       modelName: "sessions",
       expiresIn: 60 * 60 * 24 * 30,
-      updateAge: 60 * 60 * 24,
+      disableSessionRefresh: true,
     },
     account: { modelName: "accounts" },
     // Reset tokens are kept as their SHA-256 only: whoever reads the database cannot use a pending link.
@@ -238,14 +249,19 @@ export function authOptions(db: Kysely<any>, engine: Engine, secret: string) {
         backupCodeOptions: { amount: 10, length: 10 },
       }),
     ],
+    // Every stamp about an account is stored to the day (decision 0050), an expiry within the day to the minute.
     databaseHooks: {
+      user: coarselyStamped(),
+      account: coarselyStamped(),
+      verification: coarselyStamped(),
       session: {
         create: {
           // Never keep where or with what a session was opened (docs/data-model.md, what is never stored).
           before: async (session: Record<string, unknown>) => ({
-            data: { ...session, ipAddress: null, userAgent: null },
+            data: coarseStamps({ ...session, ipAddress: null, userAgent: null }, "create"),
           }),
         },
+        update: { before: async (data: Record<string, unknown>) => ({ data: coarseStamps(data, "update") }) },
       },
     },
   } satisfies BetterAuthOptions;

@@ -18,7 +18,7 @@ export async function bearerAccount(
   { db = database().db, now = Date.now() }: { db?: Kysely<Database>; now?: number } = {},
 ): Promise<BearerAccount | undefined> {
   const header = request.headers.get("authorization") ?? "";
-  const match = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(header);
+  const match = /^Bearer ([A-Za-z0-9._-]{20,200})$/.exec(header);
   if (!match) return undefined;
   const token = match[1]!;
   return verifiedTokens.check(token, now, async () => {

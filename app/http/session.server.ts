@@ -63,8 +63,9 @@ export function hasFlashCookie(cookie: string): boolean {
 }
 
 /**
- * Only page views may refresh a session: a form post (a review submission above all) writes nothing for the account,
- * so no per-account write lands right before a review's transaction.
+ * The signed-in account of a request. Sessions are never refreshed (decision 0050: better-auth's
+ * `disableSessionRefresh`), so no request writes anything for the account; a form post (a review submission above
+ * all) asks better-auth not to refresh even if that setting were ever lifted.
  */
 export async function loadAccount(request: Request): Promise<AccountUser | null> {
   if (!hasSessionCookie(request)) return null;

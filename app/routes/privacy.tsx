@@ -101,7 +101,10 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
       <h2>Accounts</h2>
       <p>
         An account holds an e-mail address and a password hash (argon2id). Deleting your account deletes both; your
-        reviews stay published, because they were never linked to your account.
+        reviews stay published, because they were never linked to your account. We note the day, never the time, when
+        you signed up and signed in. A sign-in lasts 30 days and is not extended while you use the site, so reading and
+        contributing write nothing about your sign-in. Signing in writes a record of the new sign-in: on a quiet site,
+        someone holding a copy of our database may see that a helpful vote or an appeal came right after it.
       </p>
       <h2>Reports</h2>
       <p>
@@ -111,8 +114,8 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
       <h2>Logs</h2>
       <p>
         {messages.ipLogged} We log a keyed hash of the address for rate limiting, never next to a review, and delete it
-        after 30 days. Request logs hold the method, the address of the page and the status, without IP addresses or
-        cookies.
+        after 30 days. Request logs hold the method, the kind of page (never which company, manager or review) and the
+        status, dated to the minute, without IP addresses or cookies.
       </p>
       <h2>No tracking</h2>
       <p>There are no third-party analytics, advertising trackers or session recordings on this site.</p>
