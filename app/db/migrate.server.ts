@@ -24,6 +24,7 @@ import * as queueRowsInRandomSlots from "./migrations/0024-queue-rows-in-random-
 import * as nameSearchByCountry from "./migrations/0025-name-search-by-country.ts";
 import * as oneOpenAppeal from "./migrations/0034-one-open-appeal.ts";
 import * as lookalikeCompanyIdentity from "./migrations/0035-lookalike-company-identity.ts";
+import * as opaqueVerificationChallenges from "./migrations/0044-opaque-verification-challenges.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   "0025-name-search-by-country": nameSearchByCountry,
   "0034-one-open-appeal": oneOpenAppeal,
   "0035-lookalike-company-identity": lookalikeCompanyIdentity,
+  "0044-opaque-verification-challenges": opaqueVerificationChallenges,
 };
 
 /**

@@ -14,8 +14,9 @@ import { consume } from "#app/lib/rate-limit.server.ts";
 
 /**
  * The two steps of verifying a work address, shared by the page and the JSON API, each behind its rate limits: codes
- * per client address, per account and per work address (all as keyed hashes, in memory only), and code checks with
- * issuance per client address. The account is used for its rate limit only; nothing stored names it.
+ * per client address, per account and per work address (keyed hashes, in this process's memory only, never in the
+ * database or Redis), and code checks with issuance per client address. The account is used for its rate limit
+ * only; nothing stored names it.
  */
 export async function startVerification(
   ipKey: string,
