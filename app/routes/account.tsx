@@ -169,11 +169,12 @@ export async function action({ context, request, url }: Route.ActionArgs) {
       }
       const { attempt, refused } = await passwordReentry(context, account.email, intent);
       if (refused) return refused;
-      const result = await deleteAccount(auth(), database().db, parsed.data.password, headers);
+      const result = await deleteAccount(auth(), database().db, parsed.data.password, headers, async () => {
+        await attempt.succeeded();
+        // After the success, which remembers this network: nothing keyed by the deleted address stays behind.
+        await forgetAccountLimits(accountKey(serverSecret(), account.email));
+      });
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
-      await attempt.succeeded();
-      // After the success, which remembers this network: nothing keyed by the deleted address stays behind.
-      await forgetAccountLimits(accountKey(serverSecret(), account.email));
       throw redirect(paths.home(), { headers: setToast(clearVoteKeyCookie(result.headers), "signed-out") });
     }
     default:
