@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "#app/db/connection.server.ts";
@@ -6,6 +6,11 @@ import { migrateToLatest } from "#app/db/migrate.server.ts";
 import { deleteAccount } from "#app/domain/accounts.server.ts";
 import { reviewKeyHash } from "#app/domain/contributions.server.ts";
 import { withdrawReview } from "#app/domain/moderation.server.ts";
+import { addressLimitKey, challengeDigest } from "#app/domain/verification.server.ts";
+import { hashIdentifier } from "#app/http/client.server.ts";
+import { startVerification } from "#app/http/verification.server.ts";
+import { keepRateLimitsIn } from "#app/lib/rate-limit.server.ts";
+import { quarterOf } from "#app/lib/verification-token.ts";
 import { createTestAuth, signUpAccount, withAuthTables } from "#tests/support/test-accounts.ts";
 import type { TestDatabase } from "#tests/support/test-database.ts";
 import { insertCompany, insertCompanyReview } from "#tests/support/test-fixtures.ts";
@@ -96,6 +101,41 @@ describe("erasing deleted rows on PostgreSQL", () => {
     await backgroundSettled();
     expect(filesHolding(await cluster.files(), email)).toEqual([]);
     expect(filesHolding(await cluster.files(), account.userId)).toEqual([]);
+  }, 120_000);
+
+  // Proven live: with "verificationCodeAccount" taken out of the memory-only counters, the account's hash is found in
+  // the rate_limits heap and index files (base/5/16907, base/5/16911) of the copy taken after the stop.
+  it("writes nothing a copy of the files could tie to the account that asked for a work-address code", async () => {
+    keepRateLimitsIn({ kind: "postgres", pool: database.pool });
+    try {
+      const secret = "candor-erase-test-secret-0123456789abcdef";
+      const [userId, email] = [`user-${randomBytes(8).toString("hex")}`, "ann.lee@rawfiles-example.com"];
+      const started = await startVerification("client-address-key", userId, { email }, { db: database.db, secret });
+      // A copy after the server stopped: only the shutdown writes an UNLOGGED table's pages (rate_limits) to its file.
+      keepRateLimitsIn({ kind: "memory" });
+      await database.drop();
+      await cluster.restart();
+      open();
+      const files = await cluster.files();
+      const quarter = quarterOf(new Date());
+      const traces = {
+        accountKey: hashIdentifier(secret, "verification-account", userId),
+        addressKey: addressLimitKey(secret, email),
+        addressHash: createHmac("sha256", secret)
+          .update(`verification-address\u0000${quarter}\u0000${email}`)
+          .digest("base64url"),
+        address: email,
+        challenge: started.challenge,
+        userId,
+      };
+      expect(
+        Object.fromEntries(Object.entries(traces).map(([name, trace]) => [name, filesHolding(files, trace)])),
+      ).toEqual({ accountKey: [], addressKey: [], addressHash: [], address: [], challenge: [], userId: [] });
+      // The witness that the files were read: the waiting row's id is in them.
+      expect(filesHolding(files, challengeDigest(started.challenge)).length).toBeGreaterThan(0);
+    } finally {
+      keepRateLimitsIn({ kind: "memory" });
+    }
   }, 120_000);
 
   it("leaves no copy of a withdrawn review's text: no dead tuple, no TOAST, no WAL record", async () => {

@@ -1,4 +1,6 @@
+import type { Kysely } from "kysely";
 import { database } from "#app/db/database.server.ts";
+import type { Database } from "#app/db/schema.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import {
   addressLimitKey,
@@ -22,12 +24,12 @@ export async function startVerification(
   ipKey: string,
   userId: string,
   input: VerificationAddressInput,
+  site: { db: Kysely<Database>; secret: string } = { db: database().db, secret: serverSecret() },
 ): Promise<CodeRequest> {
-  const secret = serverSecret();
   await consume("verificationCodeIp", ipKey);
-  await consume("verificationCodeAccount", hashIdentifier(secret, "verification-account", userId));
-  await consume("verificationCodeAddress", addressLimitKey(secret, input.email));
-  return requestVerificationCode(database().db, secret, input);
+  await consume("verificationCodeAccount", hashIdentifier(site.secret, "verification-account", userId));
+  await consume("verificationCodeAddress", addressLimitKey(site.secret, input.email));
+  return requestVerificationCode(site.db, site.secret, input);
 }
 
 export async function finishVerification(ipKey: string, input: VerificationCodeInput): Promise<IssuedTokens> {
