@@ -99,12 +99,15 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
       </p>
       <h2>Accounts</h2>
       <p>
-        An account holds an e-mail address and a password hash (argon2id). Deleting your account deletes both and erases
-        them from the database&apos;s files: at once on the built-in database; on PostgreSQL, the tables are rewritten
-        at once and the database&apos;s log of changes that recorded them is removed seconds later, when the site&apos;s
-        operator has set PostgreSQL up as our deployment guide says (otherwise it stays until PostgreSQL removes that
-        log on its own). Backups made before the deletion keep them until they are deleted. Your reviews stay published,
-        because they were never linked to your account. Withdrawing a review erases its text the same way.
+        An account holds an e-mail address and a password hash (argon2id). Deleting your account deletes both; your
+        reviews stay published, because they were never linked to your account.
+      </p>
+      <p>
+        Deleting also erases your address and hash from the database&apos;s files: at once on the built-in database; on
+        PostgreSQL, the tables are rewritten at once and the database&apos;s log of changes that recorded them is
+        removed seconds later, when the site&apos;s operator has set PostgreSQL up as our deployment guide says
+        (otherwise it stays until PostgreSQL removes that log on its own). Backups made before the deletion keep them
+        until they are deleted. Withdrawing a review erases its text the same way.
       </p>
       <h2>Reports</h2>
       <p>
