@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import Redis from "ioredis";
 import { sql } from "kysely";
 import { createTestDatabase, type TestDatabase } from "#tests/support/test-database.ts";
 import {
@@ -226,5 +227,31 @@ describe("the PostgreSQL store", () => {
     // Proven live: with forgetAccountLimits emptied, the account's three rows stay and this fails.
     expect((await keys()).filter((key) => key.includes(account))).toEqual([]);
     expect(await keys()).toContain(`knownNetwork:${other}:${home}`);
+  });
+});
+
+describe("the Redis store", () => {
+  // Proven live: with forgetAccountLimits' Redis branch skipped, this test fails.
+  it("forgets an account's keys when it is deleted, and keeps no contribution counter", async () => {
+    const client = new Redis(process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379");
+    const prefix = `candor-test-${process.pid}-${newKey("redis")}:`;
+    keepRateLimitsIn({ kind: "redis", client, prefix });
+    try {
+      const [home, account, other] = [newKey("home"), newKey("acc_*"), newKey("account")];
+      await rememberNetwork(home, account);
+      await rememberNetwork(home, other);
+      await (await beginPasswordAttempt(newKey("bot"), account)).succeeded();
+      await consume("review", home);
+      expect((await client.keys(`${prefix}*`)).filter((key) => key.includes(account))).toHaveLength(3);
+      await forgetAccountLimits(account);
+      const left = await client.keys(`${prefix}*`);
+      expect(left.filter((key) => key.includes(account))).toEqual([]);
+      expect(left).toContain(`${prefix}knownNetwork:${other}:${home}`);
+      expect(left.filter((key) => key.includes("review"))).toEqual([]);
+      if (left.length > 0) await client.del(...left);
+    } finally {
+      keepRateLimitsIn({ kind: "memory" });
+      client.disconnect();
+    }
   });
 });
