@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import Redis from "ioredis";
+import { Redis } from "ioredis";
 import { sql } from "kysely";
 import { createTestDatabase, type TestDatabase } from "#tests/support/test-database.ts";
 import {
