@@ -28,6 +28,7 @@ import * as setAsideReviews from "./migrations/0036-set-aside-reviews.ts";
 import * as changeGeneration from "./migrations/0037-change-generation.ts";
 import * as accountKeyChecks from "./migrations/0038-account-key-checks.ts";
 import * as accountStampsToTheDay from "./migrations/0041-account-stamps-to-the-day.ts";
+import * as opaqueVerificationChallenges from "./migrations/0044-opaque-verification-challenges.ts";
 
 /** Listed in code, not read from a folder, so the bundled server carries them. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   "0037-change-generation": changeGeneration,
   "0038-account-key-checks": accountKeyChecks,
   "0041-account-stamps-to-the-day": accountStampsToTheDay,
+  "0044-opaque-verification-challenges": opaqueVerificationChallenges,
 };
 
 /**

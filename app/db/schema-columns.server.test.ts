@@ -220,7 +220,7 @@ const committedColumns: Record<string, string[]> = {
   tag_counts: ["subject", "subject_id", "tag", "count"],
   two_factors: ["id", "secret", "backupCodes", "userId", "verified", "failedVerificationCount", "lockedUntil"],
   users: ["id", "name", "email", "emailVerified", "image", "createdAt", "updatedAt", "twoFactorEnabled"],
-  verification_codes: ["id", "address_hash", "domain", "quarter", "code_hash", "expires_at", "attempts"],
+  verification_codes: ["id", "sealed", "quarter", "expires_at", "attempts"],
   verification_keys: ["domain", "quarter", "key_id", "public_n", "public_e", "private_sealed"],
   verifications: ["id", "identifier", "value", "expiresAt", "createdAt", "updatedAt"],
   verified_addresses: ["address_hash", "domain", "quarter"],

@@ -170,14 +170,15 @@ export type VerificationKeysTable = {
   private_sealed: Buffer | null;
 };
 
-/** A mailed code waiting to be typed: no account, no address, only a keyed hash of the address. */
+/**
+ * A mailed code waiting to be typed: the SHA-256 of the challenge the browser keeps, and under a key derived from that
+ * challenge alone the domain, the address's keyed hash and the code's hash. No account, no domain in clear.
+ */
 export type VerificationCodesTable = {
   id: string;
-  address_hash: string;
-  domain: string;
+  sealed: Uint8Array;
   quarter: string;
-  code_hash: string;
-  /** Unix time in milliseconds. */
+  /** Unix time in milliseconds, rounded up to the whole minute. */
   expires_at: number | string;
   attempts: Generated<number>;
 };

@@ -1,7 +1,7 @@
 import { APIError } from "better-auth/api";
 import type { Kysely } from "kysely";
 import { z } from "zod";
-import { truncateWal } from "#app/db/connection.server.ts";
+import { accountTables, eraseDeleted } from "#app/db/erase.server.ts";
 import type { Database } from "#app/db/schema.ts";
 import { runInBackground } from "#app/lib/background.server.ts";
 import { hasControlCharacters } from "#app/lib/control-characters.ts";
@@ -250,21 +250,26 @@ export async function signOutEverywhere(auth: Auth, headers: Headers): Promise<H
 }
 
 /**
- * Deletes the signed-in account, given its password. SQLite's secure_delete zeroes the account's rows in the
- * database file's pages; emptying the WAL afterwards leaves no copy of them there either (its e-mail, id and password
- * hash), whichever page or API deleted it.
+ * Deletes the signed-in account, given its password, and erases its rows: its e-mail, id and password hash leave no
+ * copy in the database files, their WAL or `pg_wal` (eraseDeleted: SQLite's secure_delete and an emptied WAL;
+ * PostgreSQL's tables copied afresh and the WAL segments that recorded them removed). `afterDeletion` runs between
+ * the two, for whatever else must go first (the account's rate-limit rows).
  */
 export async function deleteAccount(
   auth: Auth,
   db: Kysely<Database>,
   password: string,
   headers: Headers,
+  afterDeletion: () => Promise<void> = async () => {},
 ): Promise<AccountResult> {
   const result = await attempt(async () => {
     const { headers: cookies } = await auth.api.deleteUser({ body: { password }, headers, returnHeaders: true });
     return { headers: cookies, value: undefined };
   }, accountMessages.currentPasswordWrong);
-  if (result.ok) await truncateWal(db);
+  if (result.ok) {
+    await afterDeletion();
+    await eraseDeleted(db, accountTables);
+  }
   return result;
 }
 

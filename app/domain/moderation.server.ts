@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { z } from "zod";
-import { truncateWal } from "#app/db/connection.server.ts";
+import { eraseDeleted, reviewSideTables } from "#app/db/erase.server.ts";
 import type { CompanyReview, Database, ManagerReview } from "#app/db/schema.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
 import { env } from "#app/lib/env.server.ts";
@@ -498,10 +498,11 @@ export async function appealRemoval(db: Kysely<Database>, key: string, statement
  * Deletes the review the key opens, for good: off its subject's aggregates (unless removed already), with its key and
  * the reports and appeals still open about it. The decision log keeps what moderators decided; a manager's receipt
  * stays, so the account cannot review that manager again, and so do its helpful votes' receipts (counted as orphaned). On SQLite, secure_delete zeroes the rows in the file and
- * emptying the WAL afterwards leaves no copy of them there (docs/anonymity.md).
+ * emptying the WAL afterwards leaves no copy of them there; on PostgreSQL the tables are copied afresh and the WAL
+ * segments that recorded them removed (eraseDeleted, docs/decisions/0056-erasing-deleted-rows-on-postgresql.md).
  */
 export async function withdrawReview(db: Kysely<Database>, key: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  const table = await db.transaction().execute(async (trx) => {
     const review = await reviewOfKey(trx, key);
     const reviewId = review.row.id;
     if (review.removedBy === null) await adjustAggregates(trx, review, -1);
@@ -521,9 +522,11 @@ export async function withdrawReview(db: Kysely<Database>, key: string): Promise
     await orphanVotes(trx, Number(review.row.helpful_votes));
     await trx.deleteFrom(table).where("id", "=", reviewId).executeTakeFirstOrThrow();
     if (review.kind === "company" && review.removedBy === null) await refreshLatestOncall(trx, review.subjectId);
+    return table;
   });
   publicDataChanged();
-  await truncateWal(db);
+  // Its text leaves no copy behind: on PostgreSQL no dead tuple, no index entry, no WAL segment that recorded it.
+  await eraseDeleted(db, [table, ...reviewSideTables]);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { blindTokens, finalizeTokens } from "#app/lib/verification-client.ts";
+import { createHmac } from "node:crypto";
 import type { Kysely } from "kysely";
 import { expect, it, vi } from "vitest";
 import type { Database } from "#app/db/schema.ts";
@@ -140,6 +141,37 @@ describeEachEngine("verifying a work address", (database, engine) => {
     await verify(db, "john@acmecorp.com");
     const keys = await publicSigningKeys(db);
     expect(keys.map((key) => [key.domain, key.quarter])).toEqual([["acmecorp.com", quarterOf(new Date())]]);
+  });
+
+  // Proven live: with the domain written in clear beside the sealed content (as the layout before this one did), the
+  // first expectation fails; with the challenge as the row id, the third does.
+  it("keeps a waiting code in a row that names neither the domain nor the address, dated to the minute", async () => {
+    const { db } = database();
+    const quarter = quarterOf(new Date());
+    const started = await requestVerificationCode(db, secret, { email: "ann.lee@newco-industries.example" });
+    const rows = await db.selectFrom("verification_codes").selectAll().execute();
+    expect(rows).toHaveLength(1);
+    const text = JSON.stringify(rows, (_, value: unknown) =>
+      value instanceof Uint8Array || (value as { type?: string })?.type === "Buffer"
+        ? Buffer.from(value as Uint8Array).toString("latin1")
+        : value,
+    );
+    expect(text).not.toContain("newco");
+    // A guess tested with the server's secret: the address's keyed hash is not there either, in any encoding.
+    const guess = createHmac("sha256", secret)
+      .update(`verification-address\u0000${quarter}\u0000ann.lee@newco-industries.example`)
+      .digest();
+    for (const encoding of ["base64url", "hex", "latin1"] as const) {
+      expect(text).not.toContain(guess.toString(encoding));
+    }
+    expect(rows[0]!.id).not.toBe(started.challenge);
+    expect(text).not.toContain(started.challenge);
+    expect(Number(rows[0]!.expires_at) % 60_000).toBe(0);
+    // Only the challenge opens it.
+    const code = codeMailedTo("ann.lee@newco-industries.example");
+    const blinded = [toBase64url(new Uint8Array(256).fill(1))];
+    const forged = `${started.challenge.slice(0, -1)}${started.challenge.endsWith("A") ? "B" : "A"}`;
+    await refusal(issueVerificationTokens(db, secret, { challenge: forged, code, blinded }), "code-expired");
   });
 
   it("refuses a wrong code, an expired one, a code tried too often, and a second verification of an address", async () => {

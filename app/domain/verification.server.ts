@@ -34,7 +34,10 @@ import { decodeToken, quarterOf, tokenMessage } from "#app/lib/verification-toke
  * proves they read mail at a work address; the browser then obtains RSA blind signatures (RFC 9474) on tokens it
  * made itself, so the server signs without seeing what it signs. A token spent with a review later proves "someone
  * who read mail at this domain this quarter", and nothing stored or signed ties it to its issuance. No account id
- * and no address is stored here: only keyed hashes of addresses, gone when the quarter ends.
+ * and no address is stored here: a waiting code's row is keyed by the digest of a challenge only the browser keeps
+ * and seals its domain and address hash under a key derived from that challenge; the addresses that obtained tokens
+ * are keyed hashes, gone when the quarter ends. Nothing about the account is written in these requests
+ * (docs/decisions/0054-verification-writes-nothing-about-the-account.md).
  */
 
 export type VerificationFailure =
@@ -131,8 +134,50 @@ function addressHash(secret: string, quarter: string, address: string): string {
     .digest("base64url");
 }
 
-function codeHash(secret: string, challenge: string, code: string): string {
-  return createHmac("sha256", secret).update(`verification-code\u0000${challenge}\u0000${code}`).digest("base64url");
+// ---------------------------------------------------------------------------------------------------------------
+// Challenges: rows only the browser's challenge opens
+
+/** The row id of a challenge: its SHA-256, so the row names nothing until someone brings the challenge. */
+export function challengeDigest(challenge: string): string {
+  return createHash("sha256").update(`verification-challenge\u0000${challenge}`).digest("base64url");
+}
+
+function challengeKey(challenge: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", challenge, "candor-verification-challenge", "sealed", 32));
+}
+
+/** What a challenge's row holds, sealed: the domain, the address's keyed hash and the code's hash. */
+type ChallengeContent = { domain: string; addressHash: string; codeHash: string };
+
+function codeHashOf(challenge: string, code: string): string {
+  return createHmac("sha256", challengeKey(challenge)).update(`verification-code\u0000${code}`).digest("base64url");
+}
+
+export function sealChallenge(challenge: string, content: ChallengeContent): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", challengeKey(challenge), iv);
+  cipher.setAAD(Buffer.from(challengeDigest(challenge)));
+  const body = Buffer.concat([cipher.update(JSON.stringify(content)), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]);
+}
+
+function openChallenge(challenge: string, sealed: Uint8Array): ChallengeContent | undefined {
+  const bytes = Buffer.from(sealed);
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", challengeKey(challenge), bytes.subarray(0, 12));
+    decipher.setAAD(Buffer.from(challengeDigest(challenge)));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    const text = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]);
+    return JSON.parse(text.toString("utf8")) as ChallengeContent;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A code's expiry, rounded up to the whole minute: the row does not date its request to the millisecond. */
+function expiryOf(now: Date): number {
+  const minute = 60_000;
+  return Math.ceil((now.getTime() + verificationLimits.codeMinutes * minute) / minute) * minute;
 }
 
 /** What the server keeps of a spent token: the hash of its signed message (no signature, no nonce). */
@@ -301,16 +346,19 @@ export async function requestVerificationCode(
   const key = await signingKeyFor(db, secret, domain, quarter);
   const challenge = randomBytes(16).toString("base64url");
   const code = String(randomInt(1_000_000)).padStart(6, "0");
+  // The row names neither the domain nor the address: only the challenge, which the browser keeps, opens it.
   await db
     .insertInto("verification_codes")
     .values({
-      id: challenge,
-      // The mailbox, not the spelling: "jane+1@", "Jane@" and "jane@" are one person, verified once a quarter.
-      address_hash: addressHash(secret, quarter, mailboxOf(input.email)),
-      domain,
+      id: challengeDigest(challenge),
+      sealed: sealChallenge(challenge, {
+        domain,
+        // The mailbox, not the spelling: "jane+1@", "Jane@" and "jane@" are one person, verified once a quarter.
+        addressHash: addressHash(secret, quarter, mailboxOf(input.email)),
+        codeHash: codeHashOf(challenge, code),
+      }),
       quarter,
-      code_hash: codeHash(secret, challenge, code),
-      expires_at: now.getTime() + verificationLimits.codeMinutes * 60_000,
+      expires_at: expiryOf(now),
     })
     .execute();
   await sendMail({
@@ -342,32 +390,31 @@ export async function issueVerificationTokens(
   input: VerificationCodeInput,
   now = new Date(),
 ): Promise<IssuedTokens> {
-  const row = await db
-    .selectFrom("verification_codes")
-    .selectAll()
-    .where("id", "=", input.challenge)
-    .executeTakeFirst();
-  if (!row || Number(row.expires_at) < now.getTime() || row.quarter !== quarterOf(now)) {
-    if (row) await db.deleteFrom("verification_codes").where("id", "=", row.id).execute();
+  const id = challengeDigest(input.challenge);
+  const row = await db.selectFrom("verification_codes").selectAll().where("id", "=", id).executeTakeFirst();
+  const content = row && openChallenge(input.challenge, row.sealed);
+  if (!row || !content || Number(row.expires_at) < now.getTime() || row.quarter !== quarterOf(now)) {
+    if (row) await db.deleteFrom("verification_codes").where("id", "=", id).execute();
     throw new VerificationError("code-expired");
   }
-  const expected = Buffer.from(row.code_hash);
-  const given = Buffer.from(codeHash(secret, input.challenge, input.code));
+  const expected = Buffer.from(content.codeHash);
+  const given = Buffer.from(codeHashOf(input.challenge, input.code));
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     // Counted in the row, so parallel guesses cannot slip past: the fifth wrong code deletes it.
     const counted = await db
       .updateTable("verification_codes")
       .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
-      .where("id", "=", row.id)
+      .where("id", "=", id)
       .returning("attempts")
       .executeTakeFirst();
     if (!counted || counted.attempts >= verificationLimits.codeAttempts) {
-      await db.deleteFrom("verification_codes").where("id", "=", row.id).execute();
+      await db.deleteFrom("verification_codes").where("id", "=", id).execute();
       throw new VerificationError("code-expired");
     }
     throw new VerificationError("code-wrong");
   }
-  const key = await signingKeyFor(db, secret, row.domain, row.quarter);
+  const { domain } = content;
+  const key = await signingKeyFor(db, secret, domain, row.quarter);
   const privateKey = await privateKeyFor(db, secret, key);
   // Sign first: a malformed blinded value refuses the request before the code is used up.
   let signatures: string[];
@@ -379,12 +426,12 @@ export async function issueVerificationTokens(
     throw new VerificationError("request-invalid");
   }
   const recorded = await db.transaction().execute(async (trx) => {
-    const deleted = await trx.deleteFrom("verification_codes").where("id", "=", row.id).executeTakeFirst();
+    const deleted = await trx.deleteFrom("verification_codes").where("id", "=", id).executeTakeFirst();
     // A second request with the same code, racing this one, finds the row gone.
     if (Number(deleted.numDeletedRows) !== 1) return "used" as const;
     const inserted = await trx
       .insertInto("verified_addresses")
-      .values({ address_hash: row.address_hash, domain: row.domain, quarter: row.quarter })
+      .values({ address_hash: content.addressHash, domain, quarter: row.quarter })
       .onConflict((conflict) => conflict.column("address_hash").doNothing())
       .returning("address_hash")
       .executeTakeFirst();
@@ -392,7 +439,7 @@ export async function issueVerificationTokens(
   });
   if (recorded === "used") throw new VerificationError("code-expired");
   if (recorded === "again") throw new VerificationError("already-verified");
-  return { domain: row.domain, quarter: row.quarter, keyId: key.keyId, signatures };
+  return { domain, quarter: row.quarter, keyId: key.keyId, signatures };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
+import type { Kysely } from "kysely";
 import { database } from "#app/db/database.server.ts";
+import type { Database } from "#app/db/schema.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import {
   addressLimitKey,
@@ -14,19 +16,20 @@ import { consume } from "#app/lib/rate-limit.server.ts";
 
 /**
  * The two steps of verifying a work address, shared by the page and the JSON API, each behind its rate limits: codes
- * per client address, per account and per work address (all as keyed hashes, in memory only), and code checks with
- * issuance per client address. The account is used for its rate limit only; nothing stored names it.
+ * per client address, per account and per work address (keyed hashes, in this process's memory only, never in the
+ * database or Redis), and code checks with issuance per client address. The account is used for its rate limit
+ * only; nothing stored names it.
  */
 export async function startVerification(
   ipKey: string,
   userId: string,
   input: VerificationAddressInput,
+  site: { db: Kysely<Database>; secret: string } = { db: database().db, secret: serverSecret() },
 ): Promise<CodeRequest> {
-  const secret = serverSecret();
   await consume("verificationCodeIp", ipKey);
-  await consume("verificationCodeAccount", hashIdentifier(secret, "verification-account", userId));
-  await consume("verificationCodeAddress", addressLimitKey(secret, input.email));
-  return requestVerificationCode(database().db, secret, input);
+  await consume("verificationCodeAccount", hashIdentifier(site.secret, "verification-account", userId));
+  await consume("verificationCodeAddress", addressLimitKey(site.secret, input.email));
+  return requestVerificationCode(site.db, site.secret, input);
 }
 
 export async function finishVerification(ipKey: string, input: VerificationCodeInput): Promise<IssuedTokens> {

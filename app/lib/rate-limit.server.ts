@@ -80,30 +80,35 @@ type LimiterName = RateLimitName | keyof typeof apiRateLimits;
 const allLimits: Record<LimiterName, { points: number; duration: number }> = { ...rateLimits, ...apiRateLimits };
 
 /**
- * Counters of contributions and of verification, kept outside the process, count in windows aligned to the clock
- * (whole hours, or the UTC day for a day's limit) rather than from the first attempt: a stored expiry then says
- * "this address contributed, or asked for a code, in this hour", never the moment it did (docs/anonymity.md: no
- * submit time finer than the publication batch, and no issuance time either).
+ * Counters kept in each process's memory whatever the store, never in PostgreSQL or Redis: everything a reader does
+ * with a review, a vote, an appeal, a withdrawal, a report, a work-address verification or the API. A shared
+ * counter is a row (or a key) named by the client address's hash, written in the same moment as the contribution:
+ * next to the `knownNetwork` rows that name the accounts signing in from that address, it would tell which account
+ * contributed in which hour, and its `xmin` would sit next to the contribution's own transaction
+ * (docs/decisions/0055-contribution-counters-live-in-memory.md). Each process counts on its own, so with N processes
+ * a client gets up to N times the allowance: these limits stop floods, not people. What stays in the store is what
+ * account management needs across restarts: sign-in guessing, sign-ups, password resets, mails, token refreshes.
  */
-const clockAligned = new Set<LimiterName>([
+const memoryOnly = new Set<LimiterName>([
   "review",
   "contribution",
   "feedback",
-  "apiWrite",
+  "vote",
+  "report",
+  "reviewKey",
   "verificationCodeAddress",
   "verificationCodeAccount",
   "verificationCodeIp",
   "verificationIssue",
   "reviewTokenIssue",
+  "apiRead",
+  "apiWrite",
 ]);
 
-/**
- * Counters kept in each process's memory whatever the store: a helpful vote is written when cast, so a shared
- * counter's row (keyed by the client address's hash, its `xmin` next to the vote's) would tie an address to the
- * review it voted for (docs/decisions/0016-helpful-votes-with-a-key-only-the-account-holds.md). Each process then
- * counts on its own.
- */
-const memoryOnly = new Set<LimiterName>(["vote"]);
+/** True when `name` is counted in this process's memory only, whatever the store. */
+export function countedInMemoryOnly(name: LimiterName): boolean {
+  return memoryOnly.has(name);
+}
 
 /** Where counters live: set once at start-up by the server; memory until then (and in unit tests). */
 export type RateLimitStore =
@@ -173,6 +178,11 @@ class LruMemoryStorage {
   delete(key: string): boolean {
     return this.#points.delete(key);
   }
+
+  /** Forgets every key that starts with `prefix`. */
+  deleteStartingWith(prefix: string): void {
+    for (const key of [...this.#points.keys()]) if (key.startsWith(prefix)) this.#points.delete(key);
+  }
 }
 
 function boundedMemoryLimiter(options: { keyPrefix: string; points: number; duration: number }, maxKeys: number) {
@@ -181,28 +191,14 @@ function boundedMemoryLimiter(options: { keyPrefix: string; points: number; dura
   return limiter;
 }
 
-/**
- * The PostgreSQL store writes `now + duration` into a bigint column: a clock-aligned duration, a fraction of a
- * second, is rounded to whole milliseconds first (the stored expiry is then the window's end, give or take the
- * moments between the two readings of the clock).
- */
-class WholeMillisecondPostgres extends RateLimiterPostgres {
-  _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
-    const upsert = RateLimiterPostgres.prototype as unknown as {
-      _upsert: (key: string, points: number, msDuration: number, forceExpire: boolean) => Promise<unknown>;
-    };
-    return upsert._upsert.call(this, key, points, Math.round(msDuration), forceExpire);
-  }
-}
-
 function limiter(name: LimiterName): RateLimiterAbstract {
   let existing = limiters.get(name);
   if (!existing) {
     const options = { keyPrefix: name, ...allLimits[name] };
     existing = memoryOnly.has(name)
-      ? boundedMemoryLimiter(options, memoryMaxKeys)
+      ? boundedMemoryLimiter(options, store.kind === "memory" ? (store.maxKeys ?? memoryMaxKeys) : memoryMaxKeys)
       : store.kind === "postgres"
-        ? new WholeMillisecondPostgres({
+        ? new RateLimiterPostgres({
             ...options,
             storeClient: store.pool,
             tableName: "rate_limits",
@@ -218,19 +214,11 @@ function limiter(name: LimiterName): RateLimiterAbstract {
   return existing;
 }
 
-/** The rest of the clock-aligned window, in whole milliseconds (as seconds: the stores multiply by 1000). */
-function consumeOptions(name: LimiterName): { customDuration?: number } {
-  if (store.kind === "memory" || memoryOnly.has(name) || !clockAligned.has(name)) return {};
-  const windowMs = allLimits[name].duration * 1000;
-  const now = Date.now();
-  return { customDuration: (Math.ceil((now + 1) / windowMs) * windowMs - now) / 1000 };
-}
-
 async function consumeOne(name: LimiterName, key: string): Promise<RateLimiterRes> {
   // RATE_LIMITS=off (test suites only): nothing is counted, every attempt passes with the whole allowance left.
   if (env().RATE_LIMITS === "off") return new RateLimiterRes(allLimits[name].points, 0, 0, false);
   try {
-    return await limiter(name).consume(key, 1, consumeOptions(name));
+    return await limiter(name).consume(key, 1);
   } catch (error) {
     if (error instanceof RateLimiterRes) throw new RateLimitedError(Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
     throw error;
@@ -294,6 +282,59 @@ export async function beginPasswordAttempt(ipKey: string, accountKey: string | n
     },
   };
 }
+
+/**
+ * Remembers `ipKey` as one of the account's usual networks, as a successful sign-in does: a sign-up counts as a
+ * sign-in from its address, so an account that never signed in since is not locked out by guesses from elsewhere.
+ */
+export async function rememberNetwork(ipKey: string, accountKey: string): Promise<void> {
+  if (env().RATE_LIMITS === "off") return;
+  await limiter("knownNetwork").set(`${accountKey}:${ipKey}`, 1, rateLimits.knownNetwork.duration);
+}
+
+/**
+ * Forgets what the limits hold about an account (its usual networks and its counts of guesses), when it is
+ * deleted: their keys carry a keyed hash of its e-mail address, which a holder of the secret could test guesses
+ * against.
+ */
+export async function forgetAccountLimits(accountKey: string): Promise<void> {
+  const prefixes = [`knownNetwork:${accountKey}:`, `signInAccountIp:${accountKey}:`, `signInAccount:${accountKey}`];
+  if (store.kind === "postgres") {
+    const pool = store.pool as { query: (text: string, values: unknown[]) => Promise<unknown> };
+    await pool.query("delete from rate_limits where key like $1 or key like $2 or key = $3", [
+      `${likeLiteral(prefixes[0]!)}%`,
+      `${likeLiteral(prefixes[1]!)}%`,
+      prefixes[2],
+    ]);
+  } else if (store.kind === "redis") {
+    const client = store.client as {
+      scan: (cursor: string, ...args: (string | number)[]) => Promise<[string, string[]]>;
+      del: (...keys: string[]) => Promise<number>;
+    };
+    for (const prefix of prefixes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await client.scan(
+          cursor,
+          "MATCH",
+          `${store.prefix}${globLiteral(prefix)}*`,
+          "COUNT",
+          1000,
+        );
+        if (keys.length > 0) await client.del(...keys);
+        cursor = next;
+      } while (cursor !== "0");
+    }
+  } else {
+    for (const name of ["knownNetwork", "signInAccountIp", "signInAccount"] as const) {
+      const storage = (limiter(name) as unknown as { _memoryStorage: LruMemoryStorage })._memoryStorage;
+      storage.deleteStartingWith(prefixes.find((prefix) => prefix.startsWith(`${name}:`))!);
+    }
+  }
+}
+
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+const globLiteral = (text: string) => text.replace(/[\\*?[\]]/g, (character) => `\\${character}`);
 
 /**
  * Counts one sign-up: at most 5 from one address in 10 minutes and 30 a day, and 1000 an hour from everywhere.

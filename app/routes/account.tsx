@@ -28,6 +28,7 @@ import {
 } from "#app/http/forms.server.ts";
 import { contributionMessages, messages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
+import { forgetAccountLimits } from "#app/lib/rate-limit.server.ts";
 import { serverSecret } from "#app/db/secret.server.ts";
 import { requireAccount, setToast } from "#app/http/session.server.ts";
 import { clearVoteKeyCookie, withRewrappedVoteKey } from "#app/http/vote-key.server.ts";
@@ -168,9 +169,12 @@ export async function action({ context, request, url }: Route.ActionArgs) {
       }
       const { attempt, refused } = await passwordReentry(context, account.email, intent);
       if (refused) return refused;
-      const result = await deleteAccount(auth(), database().db, parsed.data.password, headers);
+      const result = await deleteAccount(auth(), database().db, parsed.data.password, headers, async () => {
+        await attempt.succeeded();
+        // After the success, which remembers this network: nothing keyed by the deleted address stays behind.
+        await forgetAccountLimits(accountKey(serverSecret(), account.email));
+      });
       if (!result.ok) return outcome({ intent, fieldErrors: { password: result.message } }, result.status);
-      await attempt.succeeded();
       throw redirect(paths.home(), { headers: setToast(clearVoteKeyCookie(result.headers), "signed-out") });
     }
     default:

@@ -59,9 +59,13 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
       <h2>Verifying your work address</h2>
       <p>
         You may <Link to={paths.verifyWork()}>verify your work address</Link> so that your reviews of its companies and
-        their managers can show “Verified: works at example.com”. We mail a code to the address. We do not store the
-        address: we keep a keyed fingerprint of it until the end of the quarter, so each address verifies once a
-        quarter, and then delete it. We do not note which account asked.
+        their managers can show “Verified: works at example.com”. We mail a code to the address. While the code waits,
+        we keep a record of it that only your browser can open: it does not show us, or anyone holding our database and
+        secret key, which address, domain or account it is for. Once you type the code, we keep a keyed fingerprint of
+        the address until the end of the quarter, so each address verifies once a quarter, and then delete it; whoever
+        holds our database and secret key can check whether an address they guess verified this quarter, but not which
+        account asked. Nothing we store names the account that asked: the limit on codes per account is counted in the
+        server&apos;s memory only.
       </p>
       <p>
         After the code, your browser makes a few tokens and has us sign them without showing them to us. When a review
@@ -105,6 +109,13 @@ export default function PrivacyPage({ loaderData }: Route.ComponentProps) {
         you signed up and signed in. A sign-in lasts 30 days and is not extended while you use the site, so reading and
         contributing write nothing about your sign-in. Signing in writes a record of the new sign-in: on a quiet site,
         someone holding a copy of our database may see that a helpful vote or an appeal came right after it.
+      </p>
+      <p>
+        Deleting also erases your address and hash from the database&apos;s files: at once on the built-in database; on
+        PostgreSQL, the tables are rewritten at once and the database&apos;s log of changes that recorded them is
+        removed seconds later, when the site&apos;s operator has set PostgreSQL up as our deployment guide says
+        (otherwise it stays until PostgreSQL removes that log on its own). Backups made before the deletion keep them
+        until they are deleted. Withdrawing a review erases its text the same way.
       </p>
       <h2>Reports</h2>
       <p>

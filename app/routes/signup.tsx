@@ -4,12 +4,13 @@ import { Field, FormMessage } from "#app/components/form.tsx";
 import { signUp, signUpSchema } from "#app/domain/accounts.server.ts";
 import { minPasswordLength } from "#app/domain/password-policy.server.ts";
 import { auth } from "#app/domain/auth.server.ts";
-import { clientContext } from "#app/http/client.server.ts";
+import { accountKey, clientContext } from "#app/http/client.server.ts";
 import { field, fieldErrorsOf, formFailure, limitedOrNull, readForm, retryAfterOf } from "#app/http/forms.server.ts";
 import { markedFields } from "#app/lib/form-refusal.ts";
 import { messages } from "#app/lib/messages.ts";
 import { paths, safeRedirectTarget } from "#app/lib/paths.ts";
-import { consumeSignUp } from "#app/lib/rate-limit.server.ts";
+import { consumeSignUp, rememberNetwork } from "#app/lib/rate-limit.server.ts";
+import { serverSecret } from "#app/db/secret.server.ts";
 import { requireAnonymous, setToast } from "#app/http/session.server.ts";
 import { withVoteKey } from "#app/http/vote-key.server.ts";
 
@@ -40,6 +41,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   const result = await signUp(auth(), parsed.data, request.headers);
   if (!result.ok) return formFailure({ formError: result.message, fieldErrors: { email: true } }, result.status);
   await withVoteKey(result.headers, parsed.data.email, parsed.data.password);
+  // A sign-up counts as a sign-in from its address: guesses from elsewhere cannot lock the new owner out.
+  await rememberNetwork(ipKey, accountKey(serverSecret(), parsed.data.email));
   throw redirect(safeRedirectTarget(form.get("redirectTo"), paths.search()), {
     headers: setToast(result.headers, "signed-in"),
   });

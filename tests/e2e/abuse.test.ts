@@ -218,6 +218,23 @@ describe("rate limits", () => {
     assert.equal(await status(owner.signIn(email, password)), 302);
   });
 
+  // Proven live: without the sign-up's rememberNetwork (app/routes/signup.tsx) the owner's sign-in is answered 429.
+  it("counts a sign-up as a sign-in from its address: an account that never signed in is not locked out either", async () => {
+    const { points } = rateLimits.signInAccount;
+    const email = newEmail();
+    const owner = new Visitor(proxied.baseURL, newClientIp());
+    await owner.signUp(email, password);
+    owner.cookies.clear();
+    for (let attempt = 1; attempt <= points + 2; attempt += 1) {
+      await status(new Visitor(proxied.baseURL, newClientIp()).signIn(email, `guess ${attempt}`));
+    }
+    await assertLimited(
+      await new Visitor(proxied.baseURL, newClientIp()).signIn(email, password),
+      rateLimits.signInAccount.duration,
+    );
+    assert.equal(await status(owner.signIn(email, password)), 302);
+  });
+
   for (const { intent, fields } of [
     {
       intent: "change-password",
