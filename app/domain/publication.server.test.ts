@@ -49,7 +49,13 @@ const publisher = contributionPublisher(testReceiptSecret);
 const people = ["alice", "bob", "carol", "dave", "erin"].map((name) => author(`user-${name}`));
 /** A queued submission: not published yet, and the author's one-time review key (22 base64url characters). */
 const queuedWithKey = { published: false, reviewKey: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) };
-const keyFiles = () => fs.readdirSync(keyDir).sort();
+/** The key files in `dir` (beside them, each queue's owner file: claimQueue). */
+const keysIn = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".key"))
+    .sort();
+const keyFiles = () => keysIn(keyDir);
 
 describeEachEngine("the publication queue", (database, engine) => {
   it("keeps queued reviews invisible until a batch publishes them", async () => {
@@ -364,7 +370,7 @@ describeEachEngine("the publication queue", (database, engine) => {
         settings,
       );
       await expect(publishQueued(db, publisher, { settings: other, wait: true })).rejects.toThrow(QueueKeyMissingError);
-      expect(fs.readdirSync(otherDir)).toEqual([]);
+      expect(keysIn(otherDir)).toEqual([]);
     } finally {
       fs.rmSync(otherDir, { recursive: true, force: true });
     }
@@ -387,7 +393,7 @@ describeEachEngine("the publication queue", (database, engine) => {
       expect(await countRows(db, "pending_receipts")).toBe(0);
       await prepareQueueKeys(db, replacement);
       const state = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
-      expect(fs.readdirSync(lost)).toEqual([`${state.queue_id}.${state.key_id}.key`]);
+      expect(keysIn(lost)).toEqual([`${state.queue_id}.${state.key_id}.key`]);
       expect(await forgetUnreadableQueue(db, replacement)).toBe(0);
     } finally {
       fs.rmSync(lost, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { type ChangeScope, publicDataChanged } from "#app/lib/data-version.serve
 import { env } from "#app/lib/env.server.ts";
 import { pooledRandomBytes } from "#app/lib/random.server.ts";
 import {
+  claimQueue,
   createQueueKey,
   destroyQueueKey,
   type QueueKey,
@@ -172,6 +173,24 @@ async function readState(db: Kysely<Database>, share = false): Promise<QueueStat
   if (share && isPostgres(db)) query = query.forShare();
   const row = await query.executeTakeFirstOrThrow();
   return { queueId: row.queue_id, keyId: row.key_id };
+}
+
+/**
+ * Where this database lives, as the queue's owner file records it (claimQueue): on PostgreSQL the cluster's system
+ * identifier, the database's oid and name and the schema; on SQLite the file's path. A copy (a restore, a copied
+ * file) lives elsewhere even though its rows, its queue id included, are the same.
+ */
+export async function databaseHome(db: Kysely<Database>): Promise<string> {
+  if (isPostgres(db)) {
+    const { rows } = await sql<{ system: string; oid: string; name: string; schema: string }>`select
+        (select system_identifier::text from pg_control_system()) as system,
+        (select oid::text from pg_database where datname = current_database()) as oid,
+        current_database() as name, current_schema() as schema`.execute(db);
+    const row = rows[0]!;
+    return `postgresql cluster ${row.system}, database ${row.name} (oid ${row.oid}), schema ${row.schema}`;
+  }
+  const { rows } = await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db);
+  return `sqlite file ${rows[0]?.file ?? ""}`;
 }
 
 /**
@@ -360,6 +379,8 @@ async function withQueueLock<T>(
           .execute();
       }
       const state = await readState(trx);
+      // Before any key is made or destroyed: the keys in this directory are this database's, not a copy's.
+      claimQueue(settings.keyDir, state.queueId, await databaseHome(trx));
       // Key files no row refers to: a run that failed after writing its new key, or died before destroying its old one.
       const used = await trx.selectFrom("pending_reviews").select("key_id").distinct().execute();
       const keep = new Set([...(state.keyId ? [state.keyId] : []), ...used.map((row) => row.key_id)]);
@@ -740,4 +761,51 @@ export async function queuedCount(db: Kysely<Database>): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("count"))
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/**
+ * Gives this database a queue of its own, for a restored copy (`npm run db:restore`, `npm run queue:identity --
+ * --new`): a new queue id, owned by this database, with a new key. The queued reviews it copied were sealed with the
+ * original queue's keys, which this copy must never destroy: when those keys are in QUEUE_KEY_DIR the reviews are
+ * sealed again under the new key (the original's files are only read), otherwise they can never be opened and are
+ * dropped. Answers how many queued reviews were kept and how many dropped.
+ */
+export async function newQueueIdentity(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+): Promise<{ kept: number; dropped: number }> {
+  return db.transaction().execute(async (trx) => {
+    const state = await readState(trx);
+    const rows = await trx.selectFrom("pending_reviews").select(["id", "key_id", "sealed"]).execute();
+    let payloads: QueuedReview[] | undefined = [];
+    try {
+      for (const row of rows) {
+        payloads.push(
+          unseal(readQueueKey(settings.keyDir, state.queueId, row.key_id), row.id, row.sealed) as QueuedReview,
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof QueueKeyMissingError)) throw error;
+      payloads = undefined;
+    }
+    await trx.deleteFrom("pending_reviews").where("id", "is not", null).execute();
+    await trx.deleteFrom("pending_receipts").where("key", "is not", null).execute();
+    const queueId = pooledRandomBytes(12).toString("base64url");
+    claimQueue(settings.keyDir, queueId, await databaseHome(trx));
+    const key = createQueueKey(settings.keyDir, queueId);
+    await trx.updateTable("queue_state").set({ queue_id: queueId, key_id: key.id }).where("id", "=", 1).execute();
+    if (payloads) await reseal(trx, key, shuffle(payloads));
+    return { kept: payloads?.length ?? 0, dropped: payloads ? 0 : rows.length };
+  });
+}
+
+/**
+ * Makes this database the owner of its queue's keys in QUEUE_KEY_DIR (`npm run queue:identity -- --claim`), for a
+ * database moved to another server or file, or restored after the original was lost for good: never while the
+ * database it was copied from still runs on these keys.
+ */
+export async function claimQueueForThisDatabase(db: Kysely<Database>, settings: PublicationSettings): Promise<string> {
+  const state = await readState(db);
+  claimQueue(settings.keyDir, state.queueId, await databaseHome(db), true);
+  return state.queueId;
 }
