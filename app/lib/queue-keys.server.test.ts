@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   claimQueue,
   createQueueKey,
+  destroyQueueKey,
   type QueueKey,
   QueueSharedError,
   readQueueKey,
@@ -76,5 +77,24 @@ describe("the queue's owner in the key directory", () => {
     createQueueKey(dir, "q1");
     expect(sweepQueueKeys(dir, "q1", new Set())).toBe(1);
     expect(() => claimQueue(dir, "q1", "elsewhere")).toThrow(QueueSharedError);
+  });
+
+  // Two processes destroying one key at once (one after its publication's commit, the other sweeping under the lock
+  // it just took): the other unlinks the file while this one overwrites it. With PUBLISH_INTERVAL=0 and 2 workers that
+  // answered submissions 500. Proved live: with ENOENT from unlink thrown, as before, this test failed.
+  it("lets another process destroy a key while this one destroys it", () => {
+    const dir = newDir();
+    const key = createQueueKey(dir, "q1");
+    const file = path.join(dir, `q1.${key.id}.key`);
+    let raced = false;
+    const write = vi.spyOn(fs, "writeSync").mockImplementationOnce((...args: Parameters<typeof fs.writeSync>) => {
+      fs.rmSync(file);
+      raced = true;
+      write.mockRestore();
+      return fs.writeSync(...args);
+    });
+    expect(() => destroyQueueKey(dir, "q1", key.id)).not.toThrow();
+    expect(raced).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
