@@ -101,6 +101,11 @@ export function readQueueKey(dir: string, queueId: string, id: string): QueueKey
   return { id, key };
 }
 
+/** True when the key's file is in `dir` now (readQueueKey answers from memory a key this process read before). */
+export function queueKeyOnDisk(dir: string, queueId: string, id: string): boolean {
+  return fs.existsSync(fileOf(dir, queueId, id));
+}
+
 /** Overwrites a key file with zeros, makes that durable, then deletes it. A missing file is already destroyed. */
 export function destroyQueueKey(dir: string, queueId: string, id: string): void {
   const file = fileOf(dir, queueId, id);
