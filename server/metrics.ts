@@ -3,11 +3,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { Logger } from "pino";
 import { AggregatorRegistry } from "prom-client";
-import {
-  type PublicationRecord,
-  publicationMessage,
-  publicationMetrics,
-} from "#app/lib/publication-metrics.server.ts";
+import { type PublicationRecord, publicationMessage, publicationMetrics } from "#app/lib/publication-metrics.server.ts";
 
 /**
  * Serves the metrics (Prometheus text format) on METRICS_ADDRESS, an address of its own: never the site's port, so
