@@ -76,8 +76,11 @@ export function watchReplica(handle: DatabaseHandle, logger: Logger): { stop: ()
   const check = async () => {
     try {
       const lagSeconds = await within(measureLag(handle), answerWithinMs);
+      // Back only once it has replayed all the primary had written: a page rendered from it then is no older
+      // than one rendered from the primary a moment before.
+      const usable = state.usable ? lagSeconds <= maxLagSeconds : lagSeconds === 0;
       become(
-        lagSeconds <= maxLagSeconds
+        usable
           ? { usable: true, lagSeconds, reason: "" }
           : { usable: false, lagSeconds, reason: `${lagSeconds.toFixed(1)} s behind the primary` },
       );
