@@ -765,7 +765,7 @@ export async function queuedCount(db: Kysely<Database>): Promise<number> {
 
 /**
  * Gives this database a queue of its own, for a restored copy (`npm run db:restore`, `npm run queue:identity --
- * --new`): a new queue id, owned by this database, with a new key. The queued reviews it copied were sealed with the
+ * --new`): a new queue id, owned by this database. The queued reviews it copied were sealed with the
  * original queue's keys, which this copy must never destroy: when those keys are in QUEUE_KEY_DIR the reviews are
  * sealed again under the new key (the original's files are only read), otherwise they can never be opened and are
  * dropped. Answers how many queued reviews were kept and how many dropped.
@@ -791,10 +791,15 @@ export async function newQueueIdentity(
     await trx.deleteFrom("pending_reviews").where("id", "is not", null).execute();
     await trx.deleteFrom("pending_receipts").where("key", "is not", null).execute();
     const queueId = pooledRandomBytes(12).toString("base64url");
-    claimQueue(settings.keyDir, queueId, await databaseHome(trx));
-    const key = createQueueKey(settings.keyDir, queueId);
-    await trx.updateTable("queue_state").set({ queue_id: queueId, key_id: key.id }).where("id", "=", 1).execute();
-    if (payloads) await reseal(trx, key, shuffle(payloads));
+    if (!payloads || payloads.length === 0) {
+      // No key yet: the first process to start (with its own QUEUE_KEY_DIR) claims the queue and makes one.
+      await trx.updateTable("queue_state").set({ queue_id: queueId, key_id: null }).where("id", "=", 1).execute();
+    } else {
+      claimQueue(settings.keyDir, queueId, await databaseHome(trx));
+      const key = createQueueKey(settings.keyDir, queueId);
+      await trx.updateTable("queue_state").set({ queue_id: queueId, key_id: key.id }).where("id", "=", 1).execute();
+      await reseal(trx, key, shuffle(payloads));
+    }
     return { kept: payloads?.length ?? 0, dropped: payloads ? 0 : rows.length };
   });
 }
