@@ -10,7 +10,7 @@ import { countRows, insertCompany, insertManager } from "#tests/support/test-fix
 import { today } from "#app/lib/ids.server.ts";
 import { fieldLengths, maxTagsPerReview, reviewTextLength } from "#app/lib/limits.ts";
 import { managerTags } from "#app/lib/tags.ts";
-import { QueueKeyMissingError, sealedBytes } from "#app/lib/queue-keys.server.ts";
+import { QueueKeyMissingError, QueueSharedError, sealedBytes } from "#app/lib/queue-keys.server.ts";
 import {
   addCompany,
   addManager,
@@ -21,6 +21,7 @@ import {
 } from "./contributions.server.ts";
 import {
   forgetUnreadableQueue,
+  newQueueIdentity,
   prepareQueueKeys,
   type PublicationSettings,
   type Publisher,
@@ -378,6 +379,41 @@ describeEachEngine("the publication queue", (database, engine) => {
     expect(await queuedCount(db)).toBe(1);
     await publishQueued(db, publisher, { settings: { ...settings, minAuthors: 1 }, wait: true });
     expect(await countRows(db, "company_reviews")).toBe(1);
+  });
+
+  // A restored copy beside the live database: the copy is played here by the same database after its queue got a
+  // new identity, the live one by the key files it leaves. Proved live: with newQueueIdentity keeping the queue id,
+  // this test failed (on both engines).
+  it("gives a restored copy a queue of its own, resealing what it can open and leaving the original keys alone", async () => {
+    const { db } = database();
+    await prepareQueueKeys(db, settings);
+    await recordCompanyReview(db, people[0]!, await insertCompany(db, { name: "Acme" }), companyReview(), settings);
+    const original = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
+    const originalKey = `${original.queue_id}.${original.key_id}.key`;
+
+    expect(await newQueueIdentity(db, settings)).toEqual({ kept: 1, dropped: 0 });
+    const copy = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
+    expect(copy.queue_id).not.toBe(original.queue_id);
+    expect(await queuedCount(db)).toBe(1);
+    await publishQueued(db, publisher, { settings: { ...settings, minAuthors: 1 }, wait: true });
+    expect(await countRows(db, "company_reviews")).toBe(1);
+    expect(keyFiles()).toContain(originalKey);
+
+    // The original's queue id again (a copy made by hand, not restored): refused before it touches a key.
+    await db
+      .updateTable("queue_state")
+      .set({ queue_id: original.queue_id, key_id: original.key_id })
+      .where("id", "=", 1)
+      .execute();
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "candor-owner-"));
+    try {
+      fs.copyFileSync(path.join(keyDir, originalKey), path.join(elsewhere, originalKey));
+      fs.writeFileSync(path.join(elsewhere, `${original.queue_id}.owner`), "another database\n");
+      await expect(prepareQueueKeys(db, { ...settings, keyDir: elsewhere })).rejects.toBeInstanceOf(QueueSharedError);
+      expect(keysIn(elsewhere)).toEqual([originalKey]);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("after the key directory is lost, drops the queue nobody can open and lets processes start again", async () => {
