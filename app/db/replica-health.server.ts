@@ -44,7 +44,8 @@ export function replicaBehind(): void {
   become({ usable: false, lagSeconds: state.lagSeconds, reason: "a change was not replayed within 5 s" });
 }
 
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a rejection once `ms` have passed without its answer. */
+export function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

@@ -1,5 +1,5 @@
 import { database } from "#app/db/database.server.ts";
-import { maxLagSeconds, replicaState } from "#app/db/replica-health.server.ts";
+import { maxLagSeconds, replicaState, within } from "#app/db/replica-health.server.ts";
 import { publicationSettings } from "#app/domain/publication.server.ts";
 import { cacheUsable } from "#app/lib/data-version.server.ts";
 import { queueKeyOnDisk } from "#app/lib/queue-keys.server.ts";
@@ -25,14 +25,6 @@ let redisPing: (() => Promise<unknown>) | undefined;
 /** Installs (or with undefined, removes) the PING of the Redis the process shares state through. */
 export function checkRedisWith(ping: (() => Promise<unknown>) | undefined): void {
   redisPing = ping;
-}
-
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 const passes = (work: () => Promise<unknown>, ms: number): Promise<PartState> =>

@@ -106,7 +106,12 @@ describe("readiness and metrics", () => {
     const down = new URL(postgresAdminUrl);
     down.port = String(await freePort());
     const server = await startServer("postgres", {
-      env: { DEMO_DATA: "always", DATABASE_READ_URL: down.href, METRICS_ADDRESS: `127.0.0.1:${metricsPort}` },
+      env: {
+        DEMO_DATA: "always",
+        DATABASE_READ_URL: down.href,
+        METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
+        REDIS_URL: process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379",
+      },
     });
     servers.push(server);
     let ready = await readyz(server);
@@ -116,6 +121,8 @@ describe("readiness and metrics", () => {
     }
     assert.equal(ready.status, 200, JSON.stringify(ready));
     assert.equal(ready.checks.replica, "degraded");
+    assert.equal(ready.checks.redis, "ok");
+    assert.equal(ready.checks["change channel"], "ok");
     for (const page of ["/", "/company/1", "/api/v1/companies/1"]) {
       assert.equal(await statusOf(`${server.baseURL}${page}`), 200, page);
     }
