@@ -11,6 +11,9 @@ export default defineConfig({
       },
     },
   },
-  build: { assetsInlineLimit: 0 },
+  // The build folder is not emptied: the previous build's files stay until the build after it
+  // (scripts/keep-previous-build.ts), since pages that workers of the previous build render during a rolling
+  // restart name its client files.
+  build: { assetsInlineLimit: 0, emptyOutDir: false },
   plugins: [reactRouter()],
 });

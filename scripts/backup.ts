@@ -3,7 +3,9 @@
 // custom format (the schema DATABASE_URL selects; rate-limit counters left out). The queue's key files are never
 // backed up: reviews waiting at backup time cannot be read from any backup.
 // Restore: into a new, empty DATABASE_URL (a path that does not exist yet, or a fresh PostgreSQL database), then
-// pending migrations run and a queue whose key is not in QUEUE_KEY_DIR is emptied (it could never be opened).
+// pending migrations run and the restored database gets a publication queue of its own (a new queue id and key), so
+// that a copy started beside the live site never touches the live queue's keys. Queued reviews whose key is in
+// QUEUE_KEY_DIR are sealed again under the copy's key; those whose key is gone could never be opened and are dropped.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -13,7 +15,7 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { engineOf, openDatabase } from "#app/db/connection.server.ts";
 import { migrateToLatest } from "#app/db/migrate.server.ts";
-import { forgetUnreadableQueue, publicationSettings } from "#app/domain/publication.server.ts";
+import { newQueueIdentity, publicationSettings } from "#app/domain/publication.server.ts";
 import { env } from "#app/lib/env.server.ts";
 
 const usage = `Usage: npm run db:backup -- FILE     copies the database of DATABASE_URL into FILE
@@ -117,9 +119,10 @@ if (!values.restore) {
   const handle = openDatabase(url);
   try {
     await migrateToLatest(handle.db);
-    const dropped = await forgetUnreadableQueue(handle.db, publicationSettings());
+    const { kept, dropped } = await newQueueIdentity(handle.db, publicationSettings());
     console.log(
-      `Restored ${file} into the ${engine} database.` +
+      `Restored ${file} into the ${engine} database, with a publication queue of its own.` +
+        (kept > 0 ? ` ${kept} queued reviews were sealed again under its new key.` : "") +
         (dropped > 0 ? ` ${dropped} queued reviews were dropped: their key is not in QUEUE_KEY_DIR.` : ""),
     );
   } finally {

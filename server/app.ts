@@ -25,6 +25,11 @@ import { limitBodySize } from "./body-limit.ts";
 import { refuseUnimplementedMethods } from "./methods.ts";
 import { prepareQueueKeys, publicationSettings } from "#app/domain/publication.server.ts";
 import { createPageCache } from "./page-cache.ts";
+import { watchReplica } from "#app/db/replica-health.server.ts";
+import { readiness } from "#app/http/readiness.server.ts";
+import { answerMetricsRequests, recordRequest, watchPool } from "#app/lib/metrics.server.ts";
+
+export { metricsText } from "#app/lib/metrics.server.ts";
 import { startPeerRanking, startPublishing, startSignalScans } from "./publisher.ts";
 import { startSharedState } from "./shared-state.ts";
 import { requireSameOrigin } from "./same-origin.ts";
@@ -46,6 +51,7 @@ let publishing: { stop: () => Promise<void> } | undefined;
 let scanning: { stop: () => Promise<void> } | undefined;
 let ranking: { stop: () => Promise<void> } | undefined;
 let sharedState: { stop: () => Promise<void> } | undefined;
+let replicaWatch: { stop: () => void } | undefined;
 
 /**
  * Opens the database, applies migrations and loads demo data when the database is new; destroys the queue keys a
@@ -58,6 +64,12 @@ export async function start(): Promise<void> {
   const secret = serverSecret();
   const handle = await startDatabase();
   startAuth(handle, secret);
+  if (!replicaWatch) {
+    answerMetricsRequests();
+    if (handle.pool) watchPool("primary", handle.pool);
+    if (handle.readPool) watchPool("replica", handle.readPool);
+    replicaWatch = watchReplica(handle, logger);
+  }
   const { DATABASE_URL, REDIS_URL } = env();
   sharedState ??= await startSharedState({ handle, databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, logger });
   await loadDemoDataIfWanted();
@@ -79,6 +91,8 @@ export async function stop(): Promise<void> {
   ranking = undefined;
   await sharedState?.stop();
   sharedState = undefined;
+  replicaWatch?.stop();
+  replicaWatch = undefined;
   stopAuth();
   await stopDatabase();
 }
@@ -123,6 +137,15 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
     // Read now: the page cache takes the cookies off a request it renders as the page for every signed-in reader.
     const withCookies = Boolean(req.headers.cookie);
     res.on("finish", () => {
+      const ms = performance.now() - started;
+      // Reads only, and their duration and cache result only without cookies, as below (app/lib/metrics.server.ts).
+      recordRequest({
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        seconds: withCookies ? undefined : ms / 1000,
+        cache: res.locals.cache as string | undefined,
+      });
       // Method, route pattern and status only: no IP, no cookie, no body (docs/data-model.md, what is never stored),
       // and no id of the address nor of the request, dated to the minute (decision 0051): "a review of company 4 was
       // sent at 10:02:17.345" would date that review finer than its publication batch, and a reader's pages would
@@ -135,7 +158,7 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
           // Duration and hit or miss (the benchmark counts them from this log) only for requests without cookies: for a
           // signed-in reader they would tell the page kept for every reader from one rendered for them because they
           // voted for a review it shows (decision 0034), and the log could be matched with their session's refresh.
-          ...(withCookies ? {} : { ms: Math.round(performance.now() - started), cache: res.locals.cache }),
+          ...(withCookies ? {} : { ms: Math.round(ms), cache: res.locals.cache }),
         },
         "request",
       );
@@ -216,6 +239,15 @@ export function createApp({ build, production, clientDir }: Options): express.Ex
         .set({ "Cache-Control": "no-store", "Retry-After": String(unavailableRetryAfterSeconds) })
         .json({ status: "unavailable" });
     }
+  });
+
+  // Readiness (app/http/readiness.server.ts): what the proxies in front follow; /healthz above stays liveness.
+  app.get("/readyz", async (_req, res) => {
+    const { ready, checks } = await readiness();
+    res
+      .status(ready ? 200 : 503)
+      .set("Cache-Control", "no-store")
+      .json({ status: ready ? "ready" : "unready", checks });
   });
 
   if (pageCache) app.use(pageCache.middleware);

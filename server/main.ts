@@ -7,9 +7,11 @@ import { env } from "#app/lib/env.server.ts";
 import { logger } from "#app/lib/logger.server.ts";
 import { runWorkers } from "./cluster.ts";
 import { listenWithGracefulShutdown } from "./listen.ts";
+import { clusterMetrics, serveMetrics } from "./metrics.ts";
 
 type ServerBundle = {
   start: () => Promise<void>;
+  metricsText: () => Promise<string>;
   stop: () => Promise<void>;
   createProductionApp: () => Promise<RequestListener>;
 };
@@ -17,13 +19,21 @@ type ServerBundle = {
 async function serve(config: ReturnType<typeof env>) {
   const bundle = (await import(new URL("../build/server/index.js", import.meta.url).href)) as ServerBundle;
   await bundle.start();
+  // A worker's figures are gathered by its primary, which serves them (below).
+  const metrics =
+    config.METRICS_ADDRESS && cluster.isPrimary
+      ? await serveMetrics(config.METRICS_ADDRESS, bundle.metricsText, logger)
+      : undefined;
   listenWithGracefulShutdown({
     handler: await bundle.createProductionApp(),
     host: config.HOST,
     port: config.PORT,
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     logger,
-    onClose: bundle.stop,
+    onClose: async () => {
+      await metrics?.stop();
+      await bundle.stop();
+    },
   });
 }
 
@@ -38,6 +48,7 @@ try {
         `WEB_CONCURRENCY=${config.WEB_CONCURRENCY} needs PostgreSQL: the embedded SQLite database is served by one process. Set WEB_CONCURRENCY=1, or DATABASE_URL to a postgres:// URL (docs/deploy.md).`,
       );
     }
+    if (config.METRICS_ADDRESS) await serveMetrics(config.METRICS_ADDRESS, clusterMetrics(), logger);
     runWorkers({ count: config.WEB_CONCURRENCY, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   } else {
     await serve(config);

@@ -11,6 +11,7 @@ import { scanForManipulation } from "#app/domain/signal-scan.server.ts";
 import { forgetPastQuarters } from "#app/domain/verification.server.ts";
 import { publicDataChanged } from "#app/lib/data-version.server.ts";
 import { peerLimits } from "#app/lib/limits.ts";
+import { recordPublication } from "#app/lib/metrics.server.ts";
 
 /** A wait drawn uniformly from [0.5, 1.5] × the interval, so runs keep no fixed rhythm to line submissions up with. */
 export function jitteredWaitMs(intervalSeconds: number): number {
@@ -51,6 +52,7 @@ export function startPublishing(options: {
             "publication set queued reviews aside: it could not write them (npm run admin -- set-aside)",
           );
         }
+        recordPublication({ failed: false, published: result.published, held: result.held });
       }
       // A quarter that ended leaves no address hash, code or private key behind (its own statements, after the batch).
       await forgetPastQuarters(db);
@@ -60,6 +62,7 @@ export function startPublishing(options: {
         { err: error, consecutiveFailures, lastSuccessAt: lastSuccessAt?.toISOString() ?? null },
         "publication failed; the queue is kept for the next run",
       );
+      recordPublication({ failed: true });
     }
   }
 

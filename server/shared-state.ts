@@ -23,6 +23,8 @@ import {
 import { keepRateLimitsIn } from "#app/lib/rate-limit.server.ts";
 import { announceRevocationsWith, sessionsRevokedElsewhere } from "#app/lib/session-revocation.server.ts";
 import { connectRedis, subscribe } from "#app/lib/redis.server.ts";
+import { replicaBehind } from "#app/db/replica-health.server.ts";
+import { checkRedisWith } from "#app/http/readiness.server.ts";
 
 /**
  * What every server process must agree on, wired at start-up (docs/deploy.md):
@@ -48,7 +50,8 @@ export async function startSharedState(options: {
   async function heard(position: string, scope: string) {
     if (handle.replica && position) {
       const caughtUp = await waitForReplay(handle.read, position).catch(() => false);
-      if (!caughtUp) logger.warn("the read replica is more than 5 s behind the primary");
+      // Readers read the primary until the replica has caught up: no page is rendered, nor kept, from older data.
+      if (!caughtUp) replicaBehind();
     }
     changedElsewhere(decodeScope(scope));
   }
@@ -73,6 +76,7 @@ export async function startSharedState(options: {
     // Commands fail while Redis is not connected: wait (5 s at most) so that the first requests find it ready.
     await untilReady(client, 5_000);
     keepRateLimitsIn({ kind: "redis", client, prefix });
+    checkRedisWith(() => client.ping());
     const channel = changesChannel(prefix);
     const subscriber = subscribe(redisUrl, channel, {
       changed: (message) => {
@@ -88,6 +92,7 @@ export async function startSharedState(options: {
       async stop() {
         announceChangesWith(undefined);
         announceRevocationsWith(undefined);
+        checkRedisWith(undefined);
         await subscriber.close();
         client.disconnect();
         keepRateLimitsIn({ kind: "memory" });

@@ -35,6 +35,8 @@ export type DatabaseHandle = {
    * queued statements, such as noticing that another process changed the file (change-channel.server.ts).
    */
   sqlite?: SQLite.Database;
+  /** The replica's connection pool, when `read` is a replica (for the metrics). */
+  readPool?: pg.Pool;
   close: () => Promise<void>;
 };
 
@@ -72,15 +74,15 @@ export function openDatabase(
     const pool = postgresPool(url, options.poolSize ?? 10);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     if (!options.readUrl) return { db, read: db, replica: false, engine: "postgres", pool, close: () => db.destroy() };
-    const read = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: postgresPool(options.readUrl, options.poolSize ?? 10) }),
-    });
+    const readPool = postgresPool(options.readUrl, options.poolSize ?? 10);
+    const read = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }) });
     return {
       db,
       read,
       replica: true,
       engine: "postgres",
       pool,
+      readPool,
       close: async () => {
         await Promise.all([db.destroy(), read.destroy()]);
       },

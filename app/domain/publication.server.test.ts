@@ -10,7 +10,7 @@ import { countRows, insertCompany, insertManager } from "#tests/support/test-fix
 import { today } from "#app/lib/ids.server.ts";
 import { fieldLengths, maxTagsPerReview, reviewTextLength } from "#app/lib/limits.ts";
 import { managerTags } from "#app/lib/tags.ts";
-import { QueueKeyMissingError, sealedBytes } from "#app/lib/queue-keys.server.ts";
+import { QueueKeyMissingError, QueueSharedError, sealedBytes } from "#app/lib/queue-keys.server.ts";
 import {
   addCompany,
   addManager,
@@ -21,6 +21,7 @@ import {
 } from "./contributions.server.ts";
 import {
   forgetUnreadableQueue,
+  newQueueIdentity,
   prepareQueueKeys,
   type PublicationSettings,
   type Publisher,
@@ -49,7 +50,13 @@ const publisher = contributionPublisher(testReceiptSecret);
 const people = ["alice", "bob", "carol", "dave", "erin"].map((name) => author(`user-${name}`));
 /** A queued submission: not published yet, and the author's one-time review key (22 base64url characters). */
 const queuedWithKey = { published: false, reviewKey: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) };
-const keyFiles = () => fs.readdirSync(keyDir).sort();
+/** The key files in `dir` (beside them, each queue's owner file: claimQueue). */
+const keysIn = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".key"))
+    .sort();
+const keyFiles = () => keysIn(keyDir);
 
 describeEachEngine("the publication queue", (database, engine) => {
   it("keeps queued reviews invisible until a batch publishes them", async () => {
@@ -364,7 +371,7 @@ describeEachEngine("the publication queue", (database, engine) => {
         settings,
       );
       await expect(publishQueued(db, publisher, { settings: other, wait: true })).rejects.toThrow(QueueKeyMissingError);
-      expect(fs.readdirSync(otherDir)).toEqual([]);
+      expect(keysIn(otherDir)).toEqual([]);
     } finally {
       fs.rmSync(otherDir, { recursive: true, force: true });
     }
@@ -372,6 +379,41 @@ describeEachEngine("the publication queue", (database, engine) => {
     expect(await queuedCount(db)).toBe(1);
     await publishQueued(db, publisher, { settings: { ...settings, minAuthors: 1 }, wait: true });
     expect(await countRows(db, "company_reviews")).toBe(1);
+  });
+
+  // A restored copy beside the live database: the copy is played here by the same database after its queue got a
+  // new identity, the live one by the key files it leaves. Proved live: with newQueueIdentity keeping the queue id,
+  // this test failed (on both engines).
+  it("gives a restored copy a queue of its own, resealing what it can open and leaving the original keys alone", async () => {
+    const { db } = database();
+    await prepareQueueKeys(db, settings);
+    await recordCompanyReview(db, people[0]!, await insertCompany(db, { name: "Acme" }), companyReview(), settings);
+    const original = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
+    const originalKey = `${original.queue_id}.${original.key_id}.key`;
+
+    expect(await newQueueIdentity(db, settings)).toEqual({ kept: 1, dropped: 0 });
+    const copy = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
+    expect(copy.queue_id).not.toBe(original.queue_id);
+    expect(await queuedCount(db)).toBe(1);
+    await publishQueued(db, publisher, { settings: { ...settings, minAuthors: 1 }, wait: true });
+    expect(await countRows(db, "company_reviews")).toBe(1);
+    expect(keyFiles()).toContain(originalKey);
+
+    // The original's queue id again (a copy made by hand, not restored): refused before it touches a key.
+    await db
+      .updateTable("queue_state")
+      .set({ queue_id: original.queue_id, key_id: original.key_id })
+      .where("id", "=", 1)
+      .execute();
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "candor-owner-"));
+    try {
+      fs.copyFileSync(path.join(keyDir, originalKey), path.join(elsewhere, originalKey));
+      fs.writeFileSync(path.join(elsewhere, `${original.queue_id}.owner`), "another database\n");
+      await expect(prepareQueueKeys(db, { ...settings, keyDir: elsewhere })).rejects.toBeInstanceOf(QueueSharedError);
+      expect(keysIn(elsewhere)).toEqual([originalKey]);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("after the key directory is lost, drops the queue nobody can open and lets processes start again", async () => {
@@ -387,7 +429,7 @@ describeEachEngine("the publication queue", (database, engine) => {
       expect(await countRows(db, "pending_receipts")).toBe(0);
       await prepareQueueKeys(db, replacement);
       const state = await db.selectFrom("queue_state").selectAll().executeTakeFirstOrThrow();
-      expect(fs.readdirSync(lost)).toEqual([`${state.queue_id}.${state.key_id}.key`]);
+      expect(keysIn(lost)).toEqual([`${state.queue_id}.${state.key_id}.key`]);
       expect(await forgetUnreadableQueue(db, replacement)).toBe(0);
     } finally {
       fs.rmSync(lost, { recursive: true, force: true });

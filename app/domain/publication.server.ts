@@ -8,6 +8,7 @@ import { type ChangeScope, publicDataChanged } from "#app/lib/data-version.serve
 import { env } from "#app/lib/env.server.ts";
 import { pooledRandomBytes } from "#app/lib/random.server.ts";
 import {
+  claimQueue,
   createQueueKey,
   destroyQueueKey,
   type QueueKey,
@@ -229,6 +230,24 @@ async function readState(db: Kysely<Database>, share = false): Promise<QueueStat
 }
 
 /**
+ * Where this database lives, as the queue's owner file records it (claimQueue): on PostgreSQL the cluster's system
+ * identifier, the database's oid and name and the schema; on SQLite the file's path. A copy (a restore, a copied
+ * file) lives elsewhere even though its rows, its queue id included, are the same.
+ */
+export async function databaseHome(db: Kysely<Database>): Promise<string> {
+  if (isPostgres(db)) {
+    const { rows } = await sql<{ system: string; oid: string; name: string; schema: string }>`select
+        (select system_identifier::text from pg_control_system()) as system,
+        (select oid::text from pg_database where datname = current_database()) as oid,
+        current_database() as name, current_schema() as schema`.execute(db);
+    const row = rows[0]!;
+    return `postgresql cluster ${row.system}, database ${row.name} (oid ${row.oid}), schema ${row.schema}`;
+  }
+  const { rows } = await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db);
+  return `sqlite file ${rows[0]?.file ?? ""}`;
+}
+
+/**
  * This database's random id (made by its first migration): it names the queue's key files, and keeps this site's
  * keys apart from others' in a shared Redis.
  */
@@ -440,6 +459,8 @@ async function withQueueLock<T>(
           .execute();
       }
       const state = await readState(trx);
+      // Before any key is made or destroyed: the keys in this directory are this database's, not a copy's.
+      claimQueue(settings.keyDir, state.queueId, await databaseHome(trx));
       // Key files no row refers to: a run that failed after writing its new key, or died before destroying its old one.
       const used = await trx
         .selectFrom("pending_reviews")
@@ -578,9 +599,9 @@ function malformed(payload: unknown): string | undefined {
     case "new-company":
       return typeof row.company === "object" && row.company !== null ? undefined : "malformed: no company";
     case "new-manager":
-      return typeof row.manager === "object" && row.manager !== null && typeof row.userId === "string"
-        ? undefined
-        : "malformed: no manager";
+      // The first review's receipt: made with the account key since decision 0046, from the user id in older rows.
+      if (typeof row.manager !== "object" || row.manager === null) return "malformed: no manager";
+      return typeof row.receipt === "string" || typeof row.userId === "string" ? undefined : "malformed: no receipt";
     default:
       return "malformed: unknown kind";
   }
@@ -1058,4 +1079,58 @@ export async function retrySetAside(db: Kysely<Database>): Promise<number> {
 export async function forgetUnopenable(db: Kysely<Database>): Promise<number> {
   const result = await db.deleteFrom("pending_reviews").where("key_id", "=", noKeyId).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Gives this database a queue of its own, for a restored copy (`npm run db:restore`, `npm run queue:identity --
+ * --new`): a new queue id, owned by this database. The queued reviews it copied were sealed with the
+ * original queue's keys, which this copy must never destroy: when those keys are in QUEUE_KEY_DIR the reviews are
+ * sealed again under the new key (the original's files are only read), otherwise they can never be opened and are
+ * dropped. Answers how many queued reviews were kept and how many dropped.
+ */
+export async function newQueueIdentity(
+  db: Kysely<Database>,
+  settings: PublicationSettings,
+): Promise<{ kept: number; dropped: number }> {
+  return db.transaction().execute(async (trx) => {
+    const state = await readState(trx);
+    const rows = await trx.selectFrom("pending_reviews").select(["id", "key_id", "sealed", "set_aside"]).execute();
+    // Rows no key opens (set aside as such) stay unopenable: they are dropped, as the original would forget them.
+    const openable = rows.filter((row) => row.key_id !== noKeyId);
+    let payloads: { payload: QueuedReview; reason?: string }[] | undefined = [];
+    try {
+      for (const row of openable) {
+        const payload = unseal(readQueueKey(settings.keyDir, state.queueId, row.key_id), row.id, row.sealed);
+        payloads.push({ payload: payload as QueuedReview, ...(row.set_aside ? { reason: row.set_aside } : {}) });
+      }
+    } catch (error) {
+      if (!(error instanceof QueueKeyMissingError)) throw error;
+      payloads = undefined;
+    }
+    await trx.deleteFrom("pending_reviews").where("id", "is not", null).execute();
+    await trx.deleteFrom("pending_receipts").where("key", "is not", null).execute();
+    const queueId = pooledRandomBytes(12).toString("base64url");
+    if (!payloads || payloads.length === 0) {
+      // No key yet: the first process to start (with its own QUEUE_KEY_DIR) claims the queue and makes one.
+      await trx.updateTable("queue_state").set({ queue_id: queueId, key_id: null }).where("id", "=", 1).execute();
+    } else {
+      claimQueue(settings.keyDir, queueId, await databaseHome(trx));
+      const key = createQueueKey(settings.keyDir, queueId);
+      await trx.updateTable("queue_state").set({ queue_id: queueId, key_id: key.id }).where("id", "=", 1).execute();
+      await reseal(trx, key, shuffle(payloads));
+    }
+    const kept = payloads?.length ?? 0;
+    return { kept, dropped: rows.length - kept };
+  });
+}
+
+/**
+ * Makes this database the owner of its queue's keys in QUEUE_KEY_DIR (`npm run queue:identity -- --claim`), for a
+ * database moved to another server or file, or restored after the original was lost for good: never while the
+ * database it was copied from still runs on these keys.
+ */
+export async function claimQueueForThisDatabase(db: Kysely<Database>, settings: PublicationSettings): Promise<string> {
+  const state = await readState(db);
+  claimQueue(settings.keyDir, state.queueId, await databaseHome(db), true);
+  return state.queueId;
 }

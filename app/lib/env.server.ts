@@ -36,6 +36,14 @@ export const envSchema = z
     REDIS_URL: urlSetting(/^rediss?$/).optional(),
     /** Worker processes to run (node:cluster). More than 1 needs PostgreSQL. */
     WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+    /**
+     * Where the Prometheus metrics are served (`host:port`, e.g. 127.0.0.1:9464): an address of its own, never the
+     * site's. Unset: no metrics. docs/deploy.md lists them; none dates a submission finer than a batch.
+     */
+    METRICS_ADDRESS: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, "must be host:port, e.g. 127.0.0.1:9464")
+      .optional(),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
     DEMO_DATA: z.enum(["auto", "always", "never"]).default("auto"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { pino } from "pino";
 import { env } from "./env.server.ts";
 
@@ -9,13 +10,19 @@ import { env } from "./env.server.ts";
 const destination = pino.destination({ dest: 1, sync: false });
 
 /**
+ * Which process wrote a line: its worker number (1, 2, ... as node:cluster numbers them, a replacement getting the
+ * next), 0 for the cluster's primary or a server run as one process. Nothing about the request's person.
+ */
+const base = { worker: cluster.isWorker ? cluster.worker!.id : 0 };
+
+/**
  * Never log request bodies, and never put an IP next to a review id (docs/data-model.md, what is never stored);
  * credentials and e-mail addresses are taken out of whatever is logged.
  */
 export const logger = pino(
   {
     level: env().LOG_LEVEL,
-    base: undefined,
+    base,
     redact: {
       paths: ["req.headers.cookie", "req.headers.authorization", "*.password", "*.email"],
       remove: true,
@@ -74,6 +81,6 @@ export function minuteOf(at = Date.now()): string {
  * redaction's walk over every field is left out. Its lines are gathered per turn of the event loop.
  */
 export const requestLogger = pino(
-  { level: env().LOG_LEVEL, base: undefined, timestamp: () => `,"time":"${minuteOf()}"` },
+  { level: env().LOG_LEVEL, base, timestamp: () => `,"time":"${minuteOf()}"` },
   gatheredPerTurn(destination),
 );

@@ -10,7 +10,8 @@ import { pooledRandomBytes } from "./random.server.ts";
  * and destroys the old one (docs/decisions/0013-publication-in-sealed-batches.md).
  *
  * File names are `<queue id>.<key id>.key`: the queue id is the database's own, so several databases may share one
- * directory without one sweeping away another's keys.
+ * directory without one sweeping away another's keys. A copy of a database has the same queue id: `<queue id>.owner`
+ * names the one database whose keys they are, and no other may make or destroy them (claimQueue).
  */
 
 export type QueueKey = { id: string; key: Buffer };
@@ -100,6 +101,11 @@ export function readQueueKey(dir: string, queueId: string, id: string): QueueKey
   return { id, key };
 }
 
+/** True when the key's file is in `dir` now (readQueueKey answers from memory a key this process read before). */
+export function queueKeyOnDisk(dir: string, queueId: string, id: string): boolean {
+  return fs.existsSync(fileOf(dir, queueId, id));
+}
+
 /** Overwrites a key file with zeros, makes that durable, then deletes it. A missing file is already destroyed. */
 export function destroyQueueKey(dir: string, queueId: string, id: string): void {
   const file = fileOf(dir, queueId, id);
@@ -125,6 +131,71 @@ export function destroyQueueKey(dir: string, queueId: string, id: string): void 
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   fsyncDirectory(dir);
+}
+
+/**
+ * Another database claims this queue's keys: it has the same queue id because one is a copy of the other (restored
+ * from a backup or its file copied) beside it, on the same QUEUE_KEY_DIR. Each would destroy the other's keys at its
+ * first publication, and the reviews the other had queued could never be opened.
+ */
+export class QueueSharedError extends Error {
+  constructor(dir: string, queueId: string, owner: string, home: string) {
+    super(
+      `QUEUE_KEY_DIR (${path.resolve(dir)}) holds the keys of the publication queue ${queueId} of the database ` +
+        `${owner}, and this database (${home}) has the same queue: it is a copy of that database, restored or ` +
+        "copied. Sharing the queue would destroy the other database's keys, so this process does not start. Give the " +
+        "copy a queue of its own with `npm run queue:identity -- --new` (`npm run db:restore` does it for you), or " +
+        "give it another QUEUE_KEY_DIR. Only if the database it was copied from will never run again (it was moved " +
+        "here, or lost): `npm run queue:identity -- --claim` makes this one the queue's owner.",
+    );
+    this.name = "QueueSharedError";
+  }
+}
+
+/** The file, beside the key files (not named like one, so no sweep takes it), naming the queue's owner. */
+function ownerFileOf(dir: string, queueId: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(queueId)) throw new Error("Malformed queue key id.");
+  return path.join(dir, `${queueId}.owner`);
+}
+
+/**
+ * Makes sure the queue's keys in `dir` belong to the database at `home` (where it lives: server and database, or
+ * file, never its contents, which a copy shares). The first database to ask claims the queue; any other database
+ * with the same queue id is refused with QueueSharedError, before it could create or destroy a key. `takeOver`
+ * writes `home` as the owner whatever was there (the owner was moved, or is gone for good).
+ */
+export function claimQueue(dir: string, queueId: string, home: string, takeOver = false): void {
+  ensureKeyDirectory(dir);
+  const file = ownerFileOf(dir, queueId);
+  if (takeOver) {
+    const temporary = `${file}.${randomBytes(6).toString("hex")}`;
+    fs.writeFileSync(temporary, `${home}\n`, { mode: 0o600, flush: true });
+    fs.renameSync(temporary, file);
+    fsyncDirectory(dir);
+    return;
+  }
+  let owner: string;
+  try {
+    owner = fs.readFileSync(file, "utf8").trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    try {
+      const handle = fs.openSync(file, "wx", 0o600);
+      try {
+        fs.writeSync(handle, `${home}\n`);
+        fs.fsyncSync(handle);
+      } finally {
+        fs.closeSync(handle);
+      }
+      fsyncDirectory(dir);
+      return;
+    } catch (raced) {
+      // Another process claimed it between the read and the write: its claim is read below.
+      if ((raced as NodeJS.ErrnoException).code !== "EEXIST") throw raced;
+      owner = fs.readFileSync(file, "utf8").trim();
+    }
+  }
+  if (owner !== home) throw new QueueSharedError(dir, queueId, owner, home);
 }
 
 /** Destroys every key file of this queue except those in `keep`; returns how many went. */
