@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { Form, Link, useFetcher, useLocation, useNavigation, useNavigationType, useSubmit } from "react-router";
 import type { Route } from "./+types/search.ts";
 import { DemoBadge } from "#app/components/demo-badge.tsx";
@@ -85,6 +85,20 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
     () => "",
   );
   const chosenCountry = picked ?? (country || preferred);
+  // A country chosen before the page's scripts ran (they load after the first paint, decision 0042) stands: the
+  // select is read once as the page hydrates, before the browser's own country could take its place.
+  const countryRef = useRef<HTMLSelectElement>(null);
+  useLayoutEffect(() => {
+    const chosenEarly = countryRef.current?.value;
+    if (chosenEarly && chosenEarly !== country) {
+      setPicked(chosenEarly);
+      rememberCountry(chosenEarly);
+      // As choosing it now would: the page shows that country's lists or search.
+      submitSoon(0);
+    }
+    // Only what the page held when it hydrated; later choices go through the select's onChange.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
   // The search box keeps what is typed while a country or kind loads (it is never remounted); only another page
   // (Back, Forward, a link) puts the term of that page in it. The page as first loaded keeps what was typed before
   // the script ran.
@@ -217,6 +231,7 @@ export default function SearchPage({ loaderData }: Route.ComponentProps) {
             <select
               id="country"
               name="country"
+              ref={countryRef}
               value={chosenCountry}
               required
               onChange={(event) => {

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useLayoutEffect, useRef, useState } from "react";
 import { Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/signin.ts";
 import { Field, FormMessage } from "#app/components/form.tsx";
@@ -55,13 +55,23 @@ export async function action({ context, request }: Route.ActionArgs) {
   throw redirect(target, { headers: setToast(result.headers, "signed-in") });
 }
 
+/** Spec: submit only when the e-mail is longer than 5 characters and the password longer than 2. */
+function readyToSignIn(data: FormData): boolean {
+  return String(data.get("email") ?? "").trim().length > 5 && String(data.get("password") ?? "").length > 2;
+}
+
 export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const hydrated = useHydrated();
-  const [email, setEmail] = useState(String(actionData?.values?.email ?? ""));
-  const [password, setPassword] = useState("");
-  // Spec: submit only when the e-mail is longer than 5 characters and the password longer than 2.
-  const ready = email.trim().length > 5 && password.length > 2;
+  // The fields are the browser's (uncontrolled): what was typed before the scripts ran, which load after the first
+  // paint (docs/decisions/0042-scripts-load-after-the-first-paint.md), stays when React takes the page over, and
+  // Sign In is decided by what the fields hold, read once as the page hydrates and again at every change.
+  const form = useRef<HTMLFormElement>(null);
+  const [ready, setReady] = useState(false);
+  const readFields = () => {
+    if (form.current) setReady(readyToSignIn(new FormData(form.current)));
+  };
+  useLayoutEffect(readFields, []);
   return (
     <section className="page narrow auth-page">
       <title>{`${messages.signIn} · ${messages.siteName}`}</title>
@@ -70,7 +80,7 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
         error={actionData?.formError}
         success={loaderData.passwordReset ? "Your password is changed. Sign in with your new password." : undefined}
       />
-      <Form method="post" className="stack" noValidate>
+      <Form method="post" className="stack" noValidate ref={form} onChange={readFields}>
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         <Field
           label="Email"
@@ -78,8 +88,7 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
           type="email"
           autoComplete="username"
           required
-          value={email}
-          onChange={(event) => setEmail(event.currentTarget.value)}
+          defaultValue={String(actionData?.values?.email ?? "")}
           error={actionData?.fieldErrors?.email}
         />
         <Field
@@ -88,8 +97,6 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
           type="password"
           autoComplete="current-password"
           required
-          value={password}
-          onChange={(event) => setPassword(event.currentTarget.value)}
           error={actionData?.fieldErrors?.password}
         />
         <div className="actions">
