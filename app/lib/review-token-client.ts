@@ -12,9 +12,9 @@ import { importPublicKey, toBase64url } from "./verification-token.ts";
  * JavaScript every page loads first, which is at its budget (docs/performance.md).
  */
 export const reviewTokenTexts = {
-  /** Said above the form, before anything is typed: what starting to write does, and what to keep in mind. */
+  /** Said above the form, before anything is typed: what submitting does, and what to keep in mind. */
   howItWorks:
-    "Your review is sent without your account. When you start filling in this form, this browser tab gets a review token for this manager, which uses this account's one review of them; the review then goes with the token alone, so nothing ties it to you. The token stays in this tab only: keep the tab open until you submit, because if it is closed first this account cannot review this manager again.",
+    "Your review is sent without your account. When you submit, this browser tab first gets a review token for this manager, which uses this account's one review of them; the review then goes with the token alone, so nothing ties it to you. Until you submit, nothing is used: you can leave and come back. If sending fails, the token stays in this tab only, for the next try: keep the tab open until your review is accepted.",
   obtaining: "Getting your review token…",
   held: "This tab holds your review token for this manager: your review will be sent without your account.",
   sending: "Sending your review without your account…",

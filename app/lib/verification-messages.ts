@@ -2,6 +2,8 @@
  * The texts of verifying a work address and of the tokens it gives (docs/decisions/0030-blind-signed-verification-tokens.md
  * and 0031-one-review-tokens.md): a module of their own, so that pages without these forms do not load them.
  */
+import { contributionMessages } from "./messages.ts";
+
 export const verificationMessages = {
   addressInvalid: "Enter your work e-mail address, such as jane@example.com.",
   freeMail: "This is a free e-mail service: enter the address your employer gave you.",
@@ -27,8 +29,8 @@ export const verificationMessages = {
     `This verification token is for ${tokenDomain}, but this manager's companies are on ${companyDomains}.`,
   tokenQuarter: "This verification token is from another quarter: verify your work address again.",
   tokenSpent: "This verification token has already been used.",
-  reviewTokenTaken:
-    "This account has already taken its one review of this manager: it has reviewed them, or it holds a review token for them (in the browser that asked for it).",
+  // The product's own words for a second review of a manager, whichever path (form or token) or tab asks.
+  reviewTokenTaken: contributionMessages.alreadyReviewed,
   reviewTokenInvalid: "This review token is not valid.",
   reviewTokenManager: "This review token is for another manager.",
   reviewTokenSpent: "This review token has already been used: each account can review a manager once.",

@@ -124,13 +124,7 @@ export default function ManagerReviewPage({ loaderData, actionData }: Route.Comp
         <>
           <FormMessage error={refused?.formError} />
           {token.enabled ? <TokenReviewNote status={token.status} notice={token.notice} /> : null}
-          <GuidedForm
-            draftKey={draftKey}
-            actionData={refused}
-            onSubmit={token.onSubmit}
-            onEdit={token.onEdit}
-            busy={token.busy}
-          >
+          <GuidedForm draftKey={draftKey} actionData={refused} onSubmit={token.onSubmit} busy={token.busy}>
             {(state) => (
               <>
                 <ManagerReviewFields state={state} />

@@ -175,12 +175,12 @@ describe("a session that ends while a review is being written", () => {
     const managerId = facts.managerWithoutReviews.id;
     const text = "Fair, calm and always prepared, written just after the session ended.";
     await open(page, paths.reviewManager(managerId));
-    // The session ends before writing starts, so the one-review token asked for at the first change is refused
-    // (a token obtained before would still send the review: it needs no session).
+    // The session ends before Submit, so the one-review token asked for at Submit is refused (a token obtained
+    // before would still send the review: it needs no session).
     await signOutInAnotherTab(page);
     await fillManagerReview(page, { rating: 5, tags: ["Mentor"], text });
-    await page.getByRole("alert").getByText(contributionMessages.mustSignIn, { exact: true }).waitFor();
     await submitButton(page).click();
+    await page.getByRole("alert").getByText(contributionMessages.mustSignIn, { exact: true }).waitFor();
     await page.getByRole("main").getByRole("link", { name: messages.signIn }).click();
     await waitForPath(page, paths.signIn(paths.reviewManager(managerId)));
     await waitForHydration(page);

@@ -4,7 +4,6 @@ import { AxeBuilder } from "@axe-core/playwright";
 import type { Page, Request } from "playwright-core";
 import { guidelineMessages } from "#app/lib/guidelines.ts";
 import { contributionMessages, reviewKeyTexts, toastTexts } from "#app/lib/messages.ts";
-import { verificationMessages } from "#app/lib/verification-messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { reviewTokenTexts } from "#app/lib/review-token-client.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
@@ -23,7 +22,7 @@ import { newClientIp, newEmail, Visitor } from "./support/http.ts";
 import { type Engine, readDatabase, startServer } from "../support/server.ts";
 
 // The manager review page in Chromium, on both engines: with JavaScript the page obtains the account's one-review
-// token when the author starts writing, keeps it in the tab, and sends the review with fetch(credentials: "omit"), so
+// token when the review is submitted (not before: starting to write and leaving keeps the review), keeps it in the tab, and sends the review with fetch(credentials: "omit"), so
 // the request carrying the review carries no cookie; refusals keep what was typed and the token; a second review by
 // the same account is refused. Without JavaScript the form posts with the session, as before. The server publishes
 // each submission at once here (PUBLISH_INTERVAL=0, MANAGER_MIN_REVIEWS=1, the test servers' default).
@@ -107,7 +106,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
     });
     const database = { engine, url: server.databaseUrl };
 
-    it("obtains the token when writing starts, keeps it over a reload and refusals, and sends the review without a cookie", async () => {
+    it("obtains the token at Submit, keeps it over a reload and refusals, and sends the review without a cookie", async () => {
       const manager = await newManager(server.baseURL, "Tess");
       const visit = await member(server.baseURL);
       const issued = recordRequests(visit, "POST", `/api/v1/managers/${manager.id}/review-tokens`);
@@ -123,14 +122,15 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         await page.getByText(reviewTokenTexts.howItWorks, { exact: true }).waitFor();
         assert.equal(issued.count(), 0, "opening the form asked for a token");
 
-        // With an e-mail address in the text: the token comes at the first change, the server refuses the text.
+        // With an e-mail address in the text: the token comes at Submit, the server refuses the text.
         const refusedText = `Fair, but write to boss.${process.pid}@example.com for anything.`;
         await fillManagerReview(page, { tags: ["Fair"], text: refusedText });
+        assert.equal(issued.count(), 0, "writing asked for a token before Submit");
+        await submitButton(page).click();
+        await alert(page, guidelineMessages.email).waitFor();
         await status(page, reviewTokenTexts.held).waitFor();
         assert.equal(issued.count(), 1);
         assert.ok(await heldToken(page, manager.id), "the tab keeps the token");
-        await submitButton(page).click();
-        await alert(page, guidelineMessages.email).waitFor();
         // Said once, in the message box; the text is marked and described by it.
         assert.equal(await page.getByText(guidelineMessages.email).count(), 1);
         await page.locator('#review_text[aria-invalid="true"][aria-describedby~="form-message"]').waitFor();
@@ -143,9 +143,11 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         await status(page, reviewTokenTexts.held).waitFor();
         assert.equal(await page.locator('[name="review_text"]').inputValue(), refusedText);
 
-        // The second tab, which held no token, is refused one: the account has taken its review of this manager.
+        // The second tab, which held no token, is refused one at Submit: the account has taken its review of this
+        // manager, said in the product's words.
         await fillManagerReview(other, { tags: ["Mentor"], text: "Written in a second tab of the same account." });
-        await alert(other, verificationMessages.reviewTokenTaken).waitFor();
+        await submitButton(other).click();
+        await alert(other, contributionMessages.alreadyReviewed).waitFor();
         assert.equal(
           await other.locator('[name="review_text"]').inputValue(),
           "Written in a second tab of the same account.",
@@ -211,9 +213,48 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         );
         await submitButton(other).click();
         assert.equal((await refusedAgain).status(), 409);
-        await alert(other, verificationMessages.reviewTokenTaken).waitFor();
+        await alert(other, contributionMessages.alreadyReviewed).waitFor();
         assert.equal(spent.count(), 3, "a review went without a token");
         visit.problems.splice(0);
+      } finally {
+        assert.deepEqual(await closeVisit(visit), [], "the browser reported problems");
+      }
+    });
+
+    it("takes the account's one review only at Submit: starting, leaving and coming back, the review can still be written; a second tab is told the product's words", async () => {
+      // Proven live: on the code before the fix this failed twice over: the first change asked for the token (the
+      // account's one review was gone when the author left), and a second tab showed the token's own refusal ("This
+      // account has already taken its one review of this manager…") instead of the product's message.
+      const manager = await newManager(server.baseURL, "Lena");
+      const visit = await member(server.baseURL);
+      const keyAsked = recordRequests(visit, "GET", "/api/v1/review-tokens/key");
+      const issued = recordRequests(visit, "POST", `/api/v1/managers/${manager.id}/review-tokens`);
+      try {
+        // Start a review, change every kind of field, and leave: back to the manager, then the tab is closed.
+        const first = visit.page;
+        await open(first, paths.reviewManager(manager.id));
+        await fillManagerReview(first, { tags: ["Fair"], text: "Started, then left before submitting." });
+        await first.locator(".breadcrumb").getByRole("link", { name: manager.name }).click();
+        await first.waitForURL((url) => url.pathname === paths.manager(manager.id));
+        await first.close();
+        assert.equal(keyAsked.count() + issued.count(), 0, "starting to write asked for the review token");
+
+        // Come back in a new tab (and a second one beside it): the form is offered, and the review goes through.
+        const back = await visit.context.newPage();
+        await open(back, paths.reviewManager(manager.id));
+        const other = await visit.context.newPage();
+        await open(other, paths.reviewManager(manager.id));
+        await fillManagerReview(back, { tags: ["Fair"], text: goodText });
+        await submitButton(back).click();
+        await back.getByRole("heading", { level: 2, name: toastTexts["manager-reviewed"] }).waitFor();
+        assert.equal(issued.count(), 1);
+
+        // The second tab, opened before the review was sent, is refused at Submit in the product's exact words.
+        await fillManagerReview(other, { tags: ["Mentor"], text: "Written in a second tab of the same account." });
+        await submitButton(other).click();
+        await alert(other, contributionMessages.alreadyReviewed).waitFor();
+        assert.equal(await other.getByText(contributionMessages.alreadyReviewed, { exact: true }).count(), 1);
+        visit.problems.splice(0); // the refusal answered 409 on purpose
       } finally {
         assert.deepEqual(await closeVisit(visit), [], "the browser reported problems");
       }

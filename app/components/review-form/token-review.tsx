@@ -45,11 +45,10 @@ const tokenGone = new Set(["review-token-spent", "review-token-invalid", "review
  * The manager review sent with a one-review token (docs/decisions/0031-one-review-tokens.md), where JavaScript and
  * WebCrypto run; without them `enabled` is false and the form posts with the session as before.
  *
- * The token is obtained at the first change to the form (`onEdit`), not when the page opens: obtaining it takes the
- * account's one review of the manager, which looking at the form should not do; and it comes minutes before the
- * review, not in the same second. `onSubmit` sends the review without the session once a token is held (obtaining
- * it then if the first try failed). The token waits in the tab until the review is accepted; a refusal keeps it and
- * what was typed, unless the server refused the token itself.
+ * The token is obtained when the review is submitted (`onSubmit`), never before: obtaining it takes the account's one
+ * review of the manager, so someone who looks at the form, or starts writing and leaves, keeps that review. Once held,
+ * the token waits in the tab until the review is accepted; a refusal keeps it and what was typed, unless the server
+ * refused the token itself. Without JavaScript or WebCrypto `enabled` is false and the form posts with the session.
  */
 export function useTokenReview(managerId: number, draftKey: string) {
   const hydrated = useHydrated();
@@ -58,10 +57,8 @@ export function useTokenReview(managerId: number, draftKey: string) {
   // The token in memory too: a browser that refuses storage still sends it, as long as the page stays.
   const [memory, setMemory] = useState<string | undefined>(undefined);
   const pending = useRef<Promise<string | undefined> | null>(null);
-  const tried = useRef(false);
   const [obtaining, setObtaining] = useState(false);
-  // A submission under way (waiting for the token, then for the review's answer): Submit waits, a second one is
-  // not started. Obtaining the token at the first change does not hold Submit back.
+  // A submission under way (obtaining the token, then waiting for the review's answer): a second one is not started.
   const [sending, setSending] = useState(false);
   const submitting = useRef(false);
   const [refusal, setRefusal] = useState<TokenRefusal | null>(null);
@@ -70,7 +67,7 @@ export function useTokenReview(managerId: number, draftKey: string) {
   const [done, setDone] = useState<TokenReviewAnswer | null>(null);
   const held = stored || memory !== undefined;
 
-  /** Shows a refusal; `values` are the form's, when Submit was pressed (none for the token asked at the first change). */
+  /** Shows a refusal; `values` are the form's, as they were when Submit was pressed. */
   const refuse = useCallback(
     (error: unknown, values?: Record<string, unknown>) => {
       const problem = error instanceof ReviewTokenRequestError ? error.problem : undefined;
@@ -122,12 +119,6 @@ export function useTokenReview(managerId: number, draftKey: string) {
     [managerId, memory, refuse],
   );
 
-  const onEdit = useCallback(() => {
-    if (!enabled || tried.current || held) return;
-    tried.current = true;
-    void ensureToken();
-  }, [enabled, held, ensureToken]);
-
   const onSubmit = useCallback(
     (event: React.FormEvent<HTMLFormElement>) => {
       if (!enabled) return;
@@ -137,7 +128,6 @@ export function useTokenReview(managerId: number, draftKey: string) {
       setSending(true);
       // What was typed, sent as the body and kept as the form's values if the review is refused.
       const values = bodyOf(new FormData(event.currentTarget));
-      tried.current = true;
       void (async () => {
         const token = await ensureToken(values);
         if (!token) {
@@ -185,7 +175,6 @@ export function useTokenReview(managerId: number, draftKey: string) {
     refusal,
     signedOut,
     done,
-    onEdit,
     onSubmit,
   };
 }
