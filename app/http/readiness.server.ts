@@ -13,8 +13,11 @@ import { queueKeyOnDisk } from "#app/lib/queue-keys.server.ts";
  * - redis (with REDIS_URL): a PING within 1 s, else failed (the shared rate limits live there);
  * - change channel: lost is degraded (cached pages are not served until it is back);
  * - queue key: the key that seals new reviews readable in QUEUE_KEY_DIR, else failed (each submission would fail);
- * - publication (PUBLISH_INTERVAL above 0): failed when no run has succeeded for more than two intervals past its
- *   due time, read from the shared schedule, so every process and machine says the same.
+ * - publication (PUBLISH_INTERVAL above 0): degraded when no run has succeeded for more than two intervals past its
+ *   due time, read from the shared schedule, so every process and machine says the same. Degraded, not failed: a
+ *   late publication is the same for every process, so failing it took them all out of the proxy's rotation at once
+ *   and turned a late run under load (or one whose process was killed) into 503s for every reader and writer, while
+ *   each process could still serve and queue. The operator sees it here, in the metrics and in the error log.
  * The answer names parts and states only, never a path, key or figure that concerns a review.
  */
 export type PartState = "ok" | "degraded" | "failed";
@@ -77,7 +80,7 @@ export async function readiness(now = Date.now()): Promise<Readiness> {
         if (row && now - Number(row.next_run_ms) > 2 * settings.intervalSeconds * 1000) {
           throw new Error("no publication succeeded for two intervals");
         }
-      }, 2_000).then((state) => void (checks.publication = state)),
+      }, 2_000).then((state) => void (checks.publication = state === "failed" ? "degraded" : state)),
     );
   }
   await Promise.all(tasks);

@@ -135,15 +135,20 @@ try {
   let stopping = false;
   let exitedEarly = false;
   void server.exited.then(() => (exitedEarly = !stopping));
-  await sleep(4000);
+  // Until the server has tried the database and logged a retry (a fixed 4 s was spent on a busy machine before the
+  // server got that far, and the run failed though the server waited as it should), then one more retry.
+  const downSince = Date.now();
+  const retried = (count: number) => (server!.log().match(/retrying/g)?.length ?? 0) >= count;
+  while (!retried(2) && server.child.exitCode === null && Date.now() - downSince < 60_000) await sleep(50);
   if (server.child.exitCode !== null)
     throw new Error(`the server exited while the database was down:\n${server.log()}`);
   const retries = server.log().match(/retrying/g)?.length ?? 0;
-  if (retries === 0) problems.push("the server did not log its retries while the database was down at start-up");
+  if (retries < 2) problems.push("the server did not log its retries while the database was down at start-up");
+  const waitedMs = Date.now() - downSince;
   await own.start();
   const startupSince = Date.now();
   await waitForHealth(baseURL, server);
-  report.startup = { waitedMs: 4000, retriesLogged: retries, healthyAfterStartMs: Date.now() - startupSince };
+  report.startup = { waitedMs, retriesLogged: retries, healthyAfterStartMs: Date.now() - startupSince };
 
   // 2. Load: every client reads, and a third of them write too, each with an account of its own.
   const workload = new Workload(baseURL, check, timeoutMs);

@@ -117,16 +117,21 @@ async function runEngine(engine: Engine): Promise<string[]> {
         headers: { "X-Forwarded-For": newClientIp() },
       }).then(async (response) => ({ status: response.status, body: await response.text() })),
     );
+    // Settled from the start: a request that fails while the signal is sent is a finding reported below, not an
+    // unhandled rejection that ends the program before it says which request failed and how.
+    const inFlight = Promise.allSettled([...uploads, ...reads]);
     await sleep(300);
     const signalled = Date.now();
     server.child.kill("SIGTERM");
     await sleep(200);
     check(await refused(port), `${engine}: a new connection was accepted after SIGTERM`);
-    const answers = await Promise.allSettled([...uploads, ...reads]);
+    const answers = await inFlight;
     const completed = answers.filter((answer) => answer.status === "fulfilled" && answer.value.status < 300).length;
     for (const answer of answers) {
-      if (answer.status === "rejected") failures.push(`${engine}: an in-flight request failed: ${answer.reason}`);
-      else if (answer.value.status >= 300)
+      if (answer.status === "rejected") {
+        const reason = answer.reason as Error & { cause?: unknown };
+        failures.push(`${engine}: an in-flight request failed: ${reason}${reason.cause ? ` (${reason.cause})` : ""}`);
+      } else if (answer.value.status >= 300)
         failures.push(`${engine}: in-flight request answered ${answer.value.status}`);
     }
     const code = await server.exited;

@@ -215,6 +215,13 @@ try {
       );
   }
 
+  // When the proxy answered for no process, its log says which check took each one out.
+  if (outcomes.some((outcome) => outcome.status === 503 && outcome.body.includes("No server is available"))) {
+    const changes = proxyLog.split("\n").filter((line) => / is (DOWN|UP)/.test(line));
+    console.log(`multi-process: the proxy answered 503 for want of a process; its checks said:\n${changes.join("\n")}`);
+    problems.push("the proxy had no process in its rotation (its checks are printed above)");
+  }
+
   // 3. A review published by the schedule shows through every process within 1 s of its commit.
   const company = workload.companies[0]!;
   const page = `/company/${company}`;

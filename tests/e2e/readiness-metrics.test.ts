@@ -1,5 +1,5 @@
 // The readiness check and the metrics: /healthz stays liveness while /readyz fails when the queue's key is gone and,
-// two publication intervals later, when publication keeps failing; the metrics are served on METRICS_ADDRESS only,
+// two publication intervals later, says publication is degraded when it keeps failing; the metrics are served on METRICS_ADDRESS only,
 // count reads by route kind and status, and never a write; a replica that does not answer sends anonymous readers to
 // the primary (counted), with the readiness saying "degraded", not failed. Proved live: with /readyz answering as
 // /healthz does (primary only), the first test failed at the missing key; with readerFor ignoring the replica's state,
@@ -36,7 +36,7 @@ describe("readiness and metrics", () => {
     for (const server of servers) await server.stop();
   });
 
-  it("fails readiness without the queue's key and after two failed publication intervals; metrics count reads only", async () => {
+  it("fails readiness without the queue's key, is degraded after two failed publication intervals; metrics count reads only", async () => {
     const metricsPort = await freePort();
     const server = await startServer("sqlite", {
       env: {
@@ -76,13 +76,15 @@ describe("readiness and metrics", () => {
     const lost = await readyz(server);
     assert.equal(lost.status, 503);
     assert.equal(lost.checks["queue key"], "failed");
-    // Publication fails at each turn; two intervals (1 s) past the due time, readiness says so.
+    // Publication fails at each turn; two intervals (1 s) past the due time, readiness says so, as degraded: a late
+    // publication is the same for every process, and failing it took every process out of the proxy at once.
+    // Proved live: with the part "failed" again, this assertion fails (and the reliability run's proxy answered 503).
     let stalled = await readyz(server);
-    for (let wait = 0; stalled.checks.publication !== "failed" && wait < 200; wait += 1) {
+    for (let wait = 0; stalled.checks.publication !== "degraded" && wait < 200; wait += 1) {
       await sleep(100);
       stalled = await readyz(server);
     }
-    assert.equal(stalled.checks.publication, "failed", JSON.stringify(stalled));
+    assert.equal(stalled.checks.publication, "degraded", JSON.stringify(stalled));
     const failing = await (await fetch(metricsUrl)).text();
     assert.ok(sample(failing, "candor_publication_failures_total") > 0, failing);
 
