@@ -1,6 +1,7 @@
 // What an attacker who holds a copy of the server reads out of raw storage: SQLite's WAL frames and page images,
 // pg_waldump's records. Used by anonymity-attacker.test.ts; see docs/anonymity.md for the threat model.
 import { execFile } from "node:child_process";
+import fs from "node:fs";
 import { promisify } from "node:util";
 
 /** The pages one committed SQLite transaction wrote, in the WAL's order. */
@@ -127,9 +128,34 @@ export function lsnValue(lsn: string): bigint {
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
 
-/** Runs pg_waldump over [start, end) of the cluster's pg_wal and groups its heap records by transaction. */
+const walSegmentBytes = 16n * 1024n * 1024n;
+
+/**
+ * Where the WAL still on disk begins: the start of the oldest segment file (PostgreSQL's default 16 MB segments). An
+ * erasure (app/db/erase.server.ts) switches segments and checkpoints, which removes the segments before it: a copy
+ * of the server holds only what is left, so that is what the attacker reads.
+ */
+function oldestWalLsn(walDir: string): bigint | undefined {
+  const oldest = fs
+    .readdirSync(walDir)
+    .filter((name) => /^[0-9A-F]{24}$/.test(name))
+    .sort()[0];
+  if (!oldest) return undefined;
+  return (BigInt(`0x${oldest.slice(8, 16)}`) << 32n) | (BigInt(`0x${oldest.slice(16, 24)}`) * walSegmentBytes);
+}
+
+function lsnText(lsn: bigint): string {
+  return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
+}
+
+/**
+ * Runs pg_waldump over [start, end) of the cluster's pg_wal, from the oldest segment still there when the segments
+ * before it were removed, and groups its heap records by transaction.
+ */
 export async function walDump(walDir: string, start: string, end: string): Promise<Map<number, WalDumpTransaction>> {
-  const { stdout } = await promisify(execFile)(pgWalDump, ["-p", walDir, "-s", start, "-e", end], {
+  const oldest = oldestWalLsn(walDir);
+  const from = oldest !== undefined && oldest > lsnValue(start) ? lsnText(oldest) : start;
+  const { stdout } = await promisify(execFile)(pgWalDump, ["-p", walDir, "-s", from, "-e", end], {
     maxBuffer: 512 * 1024 * 1024,
   });
   const transactions = new Map<number, WalDumpTransaction>();
