@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import type { Browser, BrowserContextOptions, Locator, Page } from "playwright-core";
 import { reviewListMessages } from "#app/domain/reviews.server.ts";
 import { countryName } from "#app/lib/countries.server.ts";
-import { messages, summaryMessages } from "#app/lib/messages.ts";
+import { feedMessages, messages, summaryMessages } from "#app/lib/messages.ts";
 import { paths } from "#app/lib/paths.ts";
 import { companyCriteria, companyCriteriaGroups, criterionLabels } from "#app/lib/ratings.ts";
 import { closeVisit, launchBrowser, openVisit, type Visit, waitForHydration } from "./support/browser.ts";
@@ -301,10 +301,13 @@ export function describeBrowsing(engine: Engine): void {
           "On-call",
           "Recent layoffs",
           "Managers",
+          "Follow",
           "Elsewhere",
         ]);
         const managersLink = page.getByRole("link", { name: `See the managers of ${busyCompany.name}` });
         assert.equal(await managersLink.getAttribute("href"), paths.companyManagers(busyCompany.id));
+        const feedLink = page.getByRole("link", { name: feedMessages.follow });
+        assert.equal(await feedLink.getAttribute("href"), paths.feed("company", busyCompany.id));
 
         const ratings = page.getByRole("region", { name: summaryMessages.ratingsInDetail });
         for (const group of companyCriteriaGroups) {
