@@ -93,9 +93,6 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
             ))}
           </p>
         ) : null}
-        <p className="muted">
-          <FeedLinks kind="manager" subjectKey={manager.id} title={feedMessages.title(name)} />
-        </p>
       </header>
       <UnusualActivityNotice show={manager.unusualActivity} />
 
@@ -154,6 +151,10 @@ export default function ManagerProfilePage({ loaderData }: Route.ComponentProps)
           </p>
         </RatingsInDetail>
       </div>
+      {/* Below the reviews: on a phone the score and the first review come first. */}
+      <p className="muted">
+        <FeedLinks kind="manager" subjectKey={manager.id} title={feedMessages.title(name)} />
+      </p>
     </article>
   );
 }

@@ -101,10 +101,14 @@ for (const channel of ["postgres", "redis"] as const) {
         body: JSON.stringify({ grant_type: "password", email, password }),
       });
       assert.equal(grant.status, 200);
-      const { access_token: token } = (await grant.json()) as { access_token: string };
+      // A review is taken only with the account's own key, which the grant answers as vote_key (decision 0046).
+      const { access_token: token, vote_key: accountKey } = (await grant.json()) as {
+        access_token: string;
+        vote_key: string;
+      };
       const posted = await fetch(new URL(`/api/v1${path.replace("company", "companies")}/reviews`, node.baseURL), {
         method: "POST",
-        headers: { ...json, Authorization: `Bearer ${token}` },
+        headers: { ...json, Authorization: `Bearer ${token}`, "Candor-Account-Key": accountKey },
         body: JSON.stringify(companyReview()),
       });
       await posted.body?.cancel();
