@@ -91,8 +91,10 @@ describe("readiness and metrics", () => {
     // The directory back: the next turn publishes, and the process is ready again.
     fs.rmSync(keyDir);
     fs.renameSync(`${keyDir}.away`, keyDir);
+    // Ready (200) comes back with the key directory; "degraded" leaves readiness 200 too, so the wait is for the
+    // publication check itself: the next turn has published.
     let back = await readyz(server);
-    for (let wait = 0; back.status !== 200 && wait < 200; wait += 1) {
+    for (let wait = 0; (back.status !== 200 || back.checks.publication !== "ok") && wait < 200; wait += 1) {
       await sleep(100);
       back = await readyz(server);
     }
