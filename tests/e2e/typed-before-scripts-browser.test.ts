@@ -31,18 +31,25 @@ after(async () => {
 async function openWithScriptsHeld(visit: Visit, path: string) {
   const held: Route[] = [];
   let released = false;
+  let firstHeld: () => void = () => {};
+  const askedForScripts = new Promise<void>((resolve) => (firstHeld = resolve));
   await visit.page.route(
     (url) => url.pathname.startsWith("/assets/") && url.pathname.endsWith(".js"),
     (route) => {
       if (released) void route.continue();
-      else held.push(route);
+      else {
+        held.push(route);
+        firstHeld();
+      }
     },
   );
   await visit.page.goto(path);
   return {
     page: visit.page,
     release: async () => {
-      // The page asked for its scripts (after its first paint) while the test typed: none of them has run yet.
+      // The page asks for its scripts after its first paint, which a fast test can type before: wait for that ask
+      // (an event, not a time), then none of them has run yet.
+      await Promise.race([askedForScripts, visit.page.waitForTimeout(10_000)]);
       assert.ok(held.length > 0, "the page asked for no script while it was held");
       assert.equal(
         await visit.page.evaluate(() =>
