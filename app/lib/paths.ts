@@ -28,7 +28,7 @@ export function safeRedirectTarget(target: unknown, fallback: string): string {
 }
 
 /** Pages of the sign-in flow itself: coming back to one of them after signing in would lead nowhere. */
-const accountFlowPages = new Set([
+export const accountFlowPages = new Set([
   "/signin",
   "/signup",
   "/signout",

@@ -1,16 +1,13 @@
+import { accountFlowPages } from "./paths.ts";
+
 /**
  * Where search engines are not sent: forms, the account, the moderators' queue, the JSON API. robots.txt disallows
  * them, and a page among them that is reached anyway (a link from elsewhere) answers `X-Robots-Tag: noindex`.
  */
-export const notForSearchEngines = [
+export const notForSearchEngines: readonly string[] = [
   "/account",
-  "/signin",
-  "/signup",
-  "/signout",
-  "/two-factor",
-  "/forgot-password",
-  "/reset-password",
-  "/verify-email",
+  // The sign-in flow's own pages, as the header's way back knows them.
+  ...accountFlowPages,
   "/company/add",
   "/company/review",
   "/manager/",
@@ -22,7 +19,7 @@ export const notForSearchEngines = [
   "/helpful",
   "/moderation/queue",
   "/api/v1/",
-] as const;
+];
 
 export function isForSearchEngines(path: string): boolean {
   return !notForSearchEngines.some((prefix) => path.startsWith(prefix));
